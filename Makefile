@@ -1,0 +1,46 @@
+# redecode — every target bootstraps .venv by itself on a fresh machine (Python 3.11 + pip).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+OUT ?= out
+SLOW ?=
+PYTEST_ARGS ?=
+
+.PHONY: redecode test bench sample lint nightly clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+## Decode the bundled sample crawl into $(OUT)/
+redecode: $(STAMP)
+	$(BIN)/redecode run data/sample/ --out $(OUT)
+
+## The whole test suite (slow suites only with SLOW=1)
+test: $(STAMP)
+	$(BIN)/python -m pytest $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
+
+## Regenerate data/sample/ from the project's own text
+sample: $(STAMP)
+	$(BIN)/python scripts/make_sample.py data/sample
+
+lint: $(STAMP)
+	$(BIN)/ruff check pipeline tests scripts
+
+## Benchmarks (installs the peers in the bench extra)
+bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,bench]'
+	$(BIN)/python -m bench
+
+## Decode the sample, audit it with gates, write the report
+nightly: redecode
+	$(BIN)/redecode audit --out $(OUT) --fail-on "errors>100" --fail-on "mojibake_rate>0.5"
+	$(BIN)/redecode report --out $(OUT) -o $(OUT)/report.html
+
+clean:
+	rm -rf $(OUT) .pytest_cache

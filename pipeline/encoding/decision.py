@@ -1,0 +1,83 @@
+"""The encoding decision and the decoded document: the boundary between ``encoding`` and ``extract``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+#: Which step decided (DESIGN.md "Encoding decision"). "repair-utf8" is the repair policy
+#: overriding a declaration on overwhelming evidence.
+EncodingSource = Literal[
+    "bom", "header", "meta", "xml", "late-meta", "rule", "utf8", "detected", "default",
+    "repair-utf8",
+]
+Policy = Literal["standard", "browser", "repair"]
+#: The HTML Standard's confidence terms.
+Confidence = Literal["certain", "tentative", "irrelevant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """One thing a sniffing step saw, whether or not it won.
+
+    ``kind`` is a kebab-case step name ("bom", "http-charset", "meta-prescan", "xml-declaration",
+    "late-meta", "rule", "utf8-check", "detector", "detector-second-opinion", "tld-default",
+    "crawler-charset", "malformed-meta", ...); ``label`` is what was seen verbatim;
+    ``encoding`` its WHATWG name (None when the label is unknown); ``note`` says more.
+    """
+
+    kind: str
+    label: str | None
+    encoding: str | None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EncodingDecision:
+    """What encoding a document is decoded with, which step decided, and every signal seen."""
+
+    encoding: str  # WHATWG name, e.g. "UTF-8", "Shift_JIS", "windows-1252", "replacement"
+    encoding_source: EncodingSource
+    encoding_browser: str  # what Chromium shows, whatever the policy
+    encoding_browser_source: EncodingSource
+    confidence: Confidence
+    policy: Policy
+    http_charset: str | None  # the header's charset label as seen
+    meta_charset: str | None  # the in-document label as seen (meta / xml / late-meta)
+    bom: str | None  # "UTF-8", "UTF-16LE", "UTF-16BE" or None
+    signals: tuple[Signal, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded document (``pipeline.decode_html``'s result)."""
+
+    text: str
+    decision: EncodingDecision
+    replacement_chars: int  # U+FFFD in ``text``
+    decode_errors: int  # malformed sequences the decoder replaced
+
+    # Flat accessors: the public API promises these attribute names.
+    @property
+    def encoding(self) -> str:
+        return self.decision.encoding
+
+    @property
+    def encoding_source(self) -> str:
+        return self.decision.encoding_source
+
+    @property
+    def encoding_browser(self) -> str:
+        return self.decision.encoding_browser
+
+    @property
+    def http_charset(self) -> str | None:
+        return self.decision.http_charset
+
+    @property
+    def meta_charset(self) -> str | None:
+        return self.decision.meta_charset
+
+    @property
+    def bom(self) -> str | None:
+        return self.decision.bom

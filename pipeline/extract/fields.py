@@ -1,0 +1,46 @@
+"""Extracted fields: the boundary between ``extract`` and ``sinks``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One outgoing link (a row of the ``links`` table, minus run/record ids)."""
+
+    url: str  # target resolved per the WHATWG URL Standard (document-encoding query)
+    anchor_text: str
+    rel: str | None
+    tag: str  # "a", "area", "link"
+    attr: str  # "href"
+    internal: bool | None  # same registered domain as the page; None if unknown
+    nofollow: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """Everything extracted from one decoded document."""
+
+    title: str | None
+    description: str | None
+    og_title: str | None
+    og_description: str | None
+    og_image: str | None
+    og_url: str | None
+    og_type: str | None
+    og_site_name: str | None
+    og_locale: str | None
+    twitter_card: str | None
+    twitter_title: str | None
+    twitter_description: str | None
+    twitter_image: str | None
+    canonical_url: str | None
+    base_url: str | None
+    html_lang: str | None  # <html lang> as written
+    lang: str | None  # best language: html lang if plausible, else detected
+    lang_detected: str | None
+    main_text: str
+    text_length: int  # length of the whole visible text
+    links: tuple[Link, ...]
+    bad_urls: int  # hrefs that failed to parse

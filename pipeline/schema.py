@@ -1,0 +1,130 @@
+"""Every output table's columns, declared once (writers never infer a schema).
+
+Grains:
+- ``records``: one row per HTTP response/resource record that was decoded.
+- ``links``: one row per link found in a decoded record.
+- ``runs``: one row per run.
+- ``errors``: one row per record (or file) that failed a stage.
+
+Column names follow Common Crawl's columnar index where one fits (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+RECORDS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("record_id", pa.string()),
+        ("warc_filename", pa.string()),
+        ("warc_record_offset", pa.int64()),
+        ("warc_record_length", pa.int64()),
+        ("url", pa.string()),
+        ("url_host_name", pa.string()),
+        ("url_host_tld", pa.string()),
+        ("url_host_registered_domain", pa.string()),
+        ("fetch_time", pa.timestamp("us", tz="UTC")),
+        ("fetch_status", pa.int32()),
+        ("content_mime_type", pa.string()),
+        ("content_mime_detected", pa.string()),
+        ("content_length", pa.int64()),
+        ("content_truncated", pa.string()),
+        ("crawler_charset", pa.string()),
+        ("content_languages", pa.string()),
+        ("http_charset", pa.string()),
+        ("meta_charset", pa.string()),
+        ("bom", pa.string()),
+        ("encoding", pa.string()),
+        ("encoding_source", pa.string()),
+        ("encoding_browser", pa.string()),
+        ("encoding_confidence", pa.string()),
+        ("encoding_signals", pa.string()),  # JSON list of every signal seen
+        ("declared_conflict", pa.bool_()),
+        ("replacement_chars", pa.int64()),
+        ("decode_errors", pa.int64()),
+        ("mojibake_score", pa.float64()),
+        ("naive_decode_garbled", pa.bool_()),
+        ("text_length", pa.int64()),
+        ("title", pa.string()),
+        ("description", pa.string()),
+        ("og_title", pa.string()),
+        ("og_description", pa.string()),
+        ("og_image", pa.string()),
+        ("og_url", pa.string()),
+        ("og_type", pa.string()),
+        ("og_site_name", pa.string()),
+        ("og_locale", pa.string()),
+        ("twitter_card", pa.string()),
+        ("twitter_title", pa.string()),
+        ("twitter_description", pa.string()),
+        ("twitter_image", pa.string()),
+        ("canonical_url", pa.string()),
+        ("lang", pa.string()),
+        ("html_lang", pa.string()),
+        ("lang_detected", pa.string()),
+        ("main_text", pa.string()),
+        ("main_text_length", pa.int64()),
+        ("links_count", pa.int64()),
+        ("bad_url_count", pa.int64()),
+        ("rules_version", pa.string()),
+    ]
+)
+
+LINKS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("record_id", pa.string()),
+        ("url", pa.string()),
+        ("target_url", pa.string()),
+        ("anchor_text", pa.string()),
+        ("rel", pa.string()),
+        ("tag", pa.string()),
+        ("attr", pa.string()),
+        ("internal", pa.bool_()),
+        ("nofollow", pa.bool_()),
+    ]
+)
+
+ERRORS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("warc_filename", pa.string()),
+        ("warc_record_offset", pa.int64()),
+        ("record_id", pa.string()),
+        ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink"
+        ("error_type", pa.string()),  # kebab-case code naming the stage, e.g. "http-content-encoding-failed"
+        ("message", pa.string()),
+    ]
+)
+
+RUNS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("started_at", pa.timestamp("us", tz="UTC")),
+        ("finished_at", pa.timestamp("us", tz="UTC")),
+        ("pipeline_version", pa.string()),
+        ("rules_version", pa.string()),
+        ("rules_sha256", pa.string()),
+        ("policy", pa.string()),
+        ("inputs", pa.list_(pa.string())),
+        ("files", pa.int64()),
+        ("records_seen", pa.int64()),
+        ("records_written", pa.int64()),
+        ("records_skipped", pa.int64()),
+        ("skipped_by_reason", pa.string()),  # JSON object reason -> count
+        ("errors", pa.int64()),
+        ("links_written", pa.int64()),
+        ("bytes_read", pa.int64()),
+        ("seconds", pa.float64()),
+        ("invariant_ok", pa.bool_()),
+        ("config", pa.string()),  # JSON: resolved config with the source of each value
+    ]
+)
+
+TABLES: dict[str, pa.Schema] = {
+    "records": RECORDS,
+    "links": LINKS,
+    "errors": ERRORS,
+    "runs": RUNS,
+}

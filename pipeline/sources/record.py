@@ -1,0 +1,33 @@
+"""The record a source yields: raw bytes plus the archive's locator and crawler metadata."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    """One archived capture, as stored; the boundary between ``sources`` and ``http``.
+
+    ``http_block`` holds the stored HTTP status line + headers + payload exactly as
+    archived (for WARC ``response`` records), or just the payload for ``resource`` records
+    and Parquet rows whose headers come separately (``http_headers``).
+    """
+
+    warc_filename: str
+    warc_record_offset: int
+    warc_record_length: int
+    record_id: str
+    record_type: str  # "response", "resource", "request", "revisit", "metadata", ...
+    url: str | None
+    fetch_time: str | None  # ISO 8601 as stored (WARC-Date), not re-parsed
+    http_block: bytes
+    # Headers given separately (Parquet sources, ARC); None when inside http_block.
+    http_status: int | None = None
+    http_headers: tuple[tuple[bytes, bytes], ...] | None = None
+    # What the crawler recorded about the payload (kept for audits, never trusted blindly).
+    content_mime_detected: str | None = None  # WARC-Identified-Payload-Type
+    crawler_charset: str | None = None  # WARC-Identified-Content-Charset / charset-detected
+    content_languages: str | None = None  # languages-cld2 from CC metadata records
+    warc_truncated: str | None = None  # WARC-Truncated reason, if any
+    block_truncated: bool = False  # fewer bytes stored than the record header declared
