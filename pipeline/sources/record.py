@@ -31,3 +31,15 @@ class RawRecord:
     content_languages: str | None = None  # languages-cld2 from CC metadata records
     warc_truncated: str | None = None  # WARC-Truncated reason, if any
     block_truncated: bool = False  # fewer bytes stored than the record header declared
+    # Why the block is short when block_truncated: "length" (the file ends before the
+    # record's Content-Length), "gzip" (its gzip member is cut off), "cap" (over the
+    # reader's size cap; the rest was skipped). None when not truncated.
+    block_truncation: str | None = None
+    # The WARC record's own Content-Type (e.g. "application/http;msgtype=response"); for
+    # resource records this is the payload's MIME type.
+    warc_content_type: str | None = None
+    # Only for several records inside ONE gzip member (a whole-file gzip, not per-record
+    # gzip): warc_record_offset is the member's offset in the compressed file and this is
+    # the record's offset inside the decompressed member; warc_record_length is then the
+    # record's uncompressed length. None in the normal case.
+    offset_in_member: int | None = None
