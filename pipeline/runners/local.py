@@ -191,8 +191,8 @@ def run(
         else:
             tasks.append(Task(rank, path, run_id, str(out), rules, cols))
     resumed = len(done)
-    if progress and resumed:
-        for stats in done:
+    if progress:
+        for _ in range(resumed):
             progress("file", 0, 0)
     execute = executor or _execute
     done.extend(execute(tasks, workers or os.cpu_count() or 1, progress))

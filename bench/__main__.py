@@ -1,0 +1,192 @@
+"""`make bench`: decode speed, linearity on hostile input, end-to-end pages/s and peak RSS,
+each beside peers measured in the same run (machines are shared and noisy: read the ratios).
+
+Writes bench/RESULTS.md and prints it. `python -m bench --quick` uses a 20 MB crawl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
+    """Best wall time of ``repeat`` calls (the least disturbed by other load)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def chardet_groups() -> dict[str, list[tuple[bytes, str]]]:
+    """Real pages from the chardet corpus in three groups: declared UTF-8, declared legacy, undeclared."""
+    groups: dict[str, list[tuple[bytes, str]]] = {"declared UTF-8": [], "declared legacy": [], "undeclared": []}
+    with open(CORPUS / "chardet" / "MANIFEST.tsv", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            if row["scope"] != "whatwg":
+                continue
+            body = (CORPUS / "chardet" / row["path"]).read_bytes()
+            url = f"http://{row['site_tld'] if row['site_tld'] != '-' else 'example.com'}.example/"
+            if row["has_in_document_declaration"] != "yes" and row["has_bom"] != "yes":
+                groups["undeclared"].append((body, url))
+            elif row["true_encoding"] == "UTF-8":
+                groups["declared UTF-8"].append((body, url))
+            else:
+                groups["declared legacy"].append((body, url))
+    return groups
+
+
+def bench_decode(lines: list[str]) -> None:
+    from charset_normalizer import from_bytes
+
+    from pipeline import decode_html
+
+    try:
+        from w3lib.encoding import html_to_unicode
+    except ImportError:
+        html_to_unicode = None
+    lines += ["## decode_html (MB/s, one core, best of 3)", "",
+              "| pages | files | MB | redecode | charset-normalizer | w3lib html_to_unicode |",
+              "|---|---|---|---|---|---|"]
+    for name, pages in chardet_groups().items():
+        mb = sum(len(b) for b, _ in pages) / 1e6
+        ours = best_of(lambda pages=pages: [decode_html(b, None, u) for b, u in pages])
+        cn = best_of(lambda pages=pages: [str(from_bytes(b).best()) for b, _ in pages], repeat=1)
+        w3 = best_of(lambda pages=pages: [html_to_unicode(None, b) for b, _ in pages]) if html_to_unicode else None
+        lines.append(f"| {name} (chardet corpus) | {len(pages)} | {mb:.2f} | {mb / ours:.1f} | "
+                     f"{mb / cn:.1f} | {f'{mb / w3:.1f}' if w3 else 'n/a'} |")
+    import random
+
+    from bench.crawl import page
+
+    rng = random.Random(1)
+    big = [(page(rng, "en", "utf-8", True, i, 200_000), "text/html; charset=utf-8") for i in range(20)]
+    legacy = [(page(rng, "ja", "shift_jis", False, i, 200_000), "text/html; charset=shift_jis") for i in range(20)]
+    for name, docs in (("declared UTF-8 (header), 200 KB pages", big),
+                       ("declared Shift_JIS (header), 200 KB pages", legacy)):
+        mb = sum(len(b) for b, _ in docs) / 1e6
+        ours = best_of(lambda docs=docs: [decode_html(b, ct, "http://x.example/") for b, ct in docs])
+        cn = best_of(lambda docs=docs: [str(from_bytes(b).best()) for b, _ in docs], repeat=1)
+        w3 = best_of(lambda docs=docs: [html_to_unicode(ct, b) for b, ct in docs]) if html_to_unicode else None
+        lines.append(f"| {name} | {len(docs)} | {mb:.2f} | {mb / ours:.1f} | {mb / cn:.1f} | "
+                     f"{f'{mb / w3:.1f}' if w3 else 'n/a'} |")
+    lines.append("")
+
+
+def bench_hostile(lines: list[str]) -> None:
+    from pipeline import decode_html
+
+    size = 10 * 2**20
+    cases = {
+        "plain text": b"a" * size,
+        "`<` repeated": b"<" * size,
+        "`<meta ` repeated": (b"<meta " * (size // 6 + 1))[:size],
+        "`<!--` repeated": (b"<!--" * (size // 4 + 1))[:size],
+        "`<meta charset=` unterminated attrs": (b"<meta charset=" * (size // 14 + 1))[:size],
+    }
+    base = None
+    lines += ["## Linearity on hostile input (10 MB, decode_html)", "",
+              "| input | seconds | × plain text |", "|---|---|---|"]
+    for name, body in cases.items():
+        secs = best_of(lambda body=body: decode_html(body, None, "http://x.example/"), repeat=2)
+        base = base or secs
+        lines.append(f"| {name} | {secs:.3f} | {secs / base:.2f} |")
+    lines.append("")
+
+
+FLOOR = r'''
+import sys, time, pyarrow as pa, pyarrow.parquet as pq
+from warcio.archiveiterator import ArchiveIterator
+rows = []
+t = time.process_time()
+for path in sys.argv[2:]:
+    with open(path, "rb") as fh:
+        for rec in ArchiveIterator(fh):
+            if rec.rec_type != "response":
+                continue
+            body = rec.content_stream().read()
+            ct = rec.http_headers.get_header("Content-Type") or ""
+            cs = ct.split("charset=")[-1] if "charset=" in ct else "utf-8"
+            text = body.decode(cs, "replace")
+            rows.append({"url": rec.rec_headers.get_header("WARC-Target-URI"), "text": text})
+pq.write_table(pa.Table.from_pylist(rows), sys.argv[1], compression="zstd")
+print(len(rows), time.process_time() - t)
+'''
+
+
+def _child(cmd: list[str]) -> tuple[float, float, int, str]:
+    """Run ``cmd``; return (wall s, child CPU s, child peak RSS MB, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, after.ru_maxrss // 1024, proc.stdout
+
+
+def bench_end_to_end(lines: list[str], total_mb: int) -> None:
+    from bench.crawl import write_crawl
+
+    work = Path(tempfile.mkdtemp(prefix="redecode-bench-"))
+    paths = write_crawl(work / "crawl", total_mb=total_mb, files=4)
+    pages = total_mb * 1024 // 40
+    mb = sum(p.stat().st_size for p in paths) / 1e6
+    lines += [f"## End to end ({pages} pages, {total_mb} MB of HTML, {mb:.0f} MB gzipped WARC)", "",
+              "| pipeline | workers | wall s | pages/s | pages/s per core (CPU time) | "
+              "MB/s per core | peak RSS per worker MB |", "|---|---|---|---|---|---|---|"]
+    floor_cmd = [sys.executable, "-c", FLOOR, str(work / "floor.parquet"), *map(str, paths)]
+    wall, cpu, rss, _ = _child(floor_cmd)
+    lines.append(f"| floor: warcio + header-charset decode + Parquet (no sniffing, no fields) | 1 | "
+                 f"{wall:.1f} | {pages / wall:.0f} | {pages / cpu:.0f} | {total_mb / cpu:.1f} | {rss} |")
+    for workers in (1, 2):
+        cmd = [sys.executable, "-m", "pipeline", "run", *map(str, paths), "--out",
+               str(work / f"out{workers}"), "--workers", str(workers), "--quiet", "--run-id", "bench"]
+        wall, cpu, rss, _ = _child(cmd)
+        lines.append(f"| redecode run (all fields) | {workers} | {wall:.1f} | {pages / wall:.0f} | "
+                     f"{pages / cpu:.0f} | {total_mb / cpu:.1f} | {rss} |")
+    lines.append("")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--quick", action="store_true", help="20 MB end-to-end crawl")
+    parser.add_argument("--only", choices=["decode", "hostile", "e2e", "extract"], action="append")
+    args = parser.parse_args()
+    only = set(args.only or ["decode", "hostile", "e2e", "extract"])
+    lines = [f"# Benchmark results ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, "
+             f"Python {sys.version.split()[0]})", "",
+             "Measured by `make bench` (`python -m bench`). Peers run in the same process/run.", ""]
+    if "decode" in only:
+        bench_decode(lines)
+    if "hostile" in only:
+        bench_hostile(lines)
+    if "e2e" in only:
+        bench_end_to_end(lines, 20 if args.quick else 100)
+    if "extract" in only:
+        try:
+            from bench import extract_bench
+        except ImportError:
+            lines += ["## Extraction", "", "(bench/extract_bench.py not present)", ""]
+        else:
+            extract_bench.run(lines)
+    text = "\n".join(lines) + "\n"
+    (ROOT / "bench" / "RESULTS.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
