@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: Which step decided (DESIGN.md "Encoding decision"). "repair-utf8" is the repair policy
-#: overriding a declaration on overwhelming evidence.
+#: overriding a declaration on overwhelming evidence that the body is UTF-8; "repair-detected"
+#: overriding a UTF-8 declaration on a body that is not UTF-8 at all (the detector's answer).
 EncodingSource = Literal[
     "bom", "header", "meta", "xml", "late-meta", "rule", "utf8", "detected", "default",
-    "repair-utf8",
+    "repair-utf8", "repair-detected",
 ]
 Policy = Literal["standard", "browser", "repair"]
 #: The HTML Standard's confidence terms.

@@ -44,3 +44,6 @@ class Extracted:
     text_length: int  # length of the whole visible text
     links: tuple[Link, ...]
     bad_urls: int  # hrefs that failed to parse
+    # Added by the extract stage (defaults keep older constructors working):
+    base_href: str | None = None  # <base href> as written (base_url is its resolved form)
+    errors: tuple[str, ...] = ()  # "<part>: <ExceptionType>: <message>" for parts that failed

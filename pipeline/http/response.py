@@ -21,3 +21,13 @@ class HttpResponse:
     body: bytes  # payload after de-chunking and content decoding
     content_length: int  # len(body)
     content_truncated: str | None  # None, or why: "length", "gzip", "warc-truncated:<reason>", ...
+    # The status line as stored (None for resource records and Parquet rows without one).
+    status_line: bytes | None = None
+    # Content-Encoding / Transfer-Encoding as stored (isomorphic decode), None when absent.
+    content_encoding: str | None = None
+    transfer_encoding: str | None = None
+    # Codings actually removed from the body, in removal order (e.g. ("chunked", "gzip")).
+    codings_removed: tuple[str, ...] = ()
+    # Anomalies met while parsing, kebab-case (e.g. "lf-only-header-lines",
+    # "chunked-not-framed", "content-encoding-not-applied"); see notes/sources.md.
+    http_notes: tuple[str, ...] = ()

@@ -43,3 +43,5 @@ class RawRecord:
     # the record's offset inside the decompressed member; warc_record_length is then the
     # record's uncompressed length. None in the normal case.
     offset_in_member: int | None = None
+    # WARC-Concurrent-To (metadata and request records point at their response with it).
+    concurrent_to: str | None = None

@@ -9,6 +9,7 @@ every failure gets a real offset.
 
 from __future__ import annotations
 
+import bisect
 import re
 import zlib
 from typing import BinaryIO, Protocol
@@ -23,7 +24,7 @@ _ARC_LINE = re.compile(rb"(?:^|\n)([a-z][a-z0-9+.-]*:\S* \S+ [0-9]{12,18} \S+ -?
 
 
 class RawRead(Protocol):
-    """Anything with ``read(n) -> bytes``: a file, or a :class:`GzipMember`."""
+    """Anything with ``read(n) -> bytes``: a file, or a :class:`MemberChain`."""
 
     def read(self, n: int = -1, /) -> bytes: ...
 
@@ -61,22 +62,28 @@ class LineSource:
         self._pos = 0
         return True
 
-    def readline(self, limit: int | None = None) -> bytes:
-        """One line including its LF (or up to ``limit`` bytes, or to the end)."""
+    def _line_end(self, limit: int | None) -> int:
         while True:
             i = self._buf.find(b"\n", self._pos)
             if i >= 0 and (limit is None or i - self._pos < limit):
-                end = i + 1
-                break
+                return i + 1
             if limit is not None and len(self._buf) - self._pos >= limit:
-                end = self._pos + limit
-                break
+                return self._pos + limit
             if not self._fill():
-                end = len(self._buf) if limit is None else min(len(self._buf), self._pos + limit)
-                break
+                n = len(self._buf)
+                return n if limit is None else min(n, self._pos + limit)
+
+    def readline(self, limit: int | None = None) -> bytes:
+        """One line including its LF (or up to ``limit`` bytes, or to the end)."""
+        end = self._line_end(limit)
         out = self._buf[self._pos : end]
         self._pos = end
         return out
+
+    def peekline(self, limit: int = 4096) -> bytes:
+        """The next line (at most ``limit`` bytes) without consuming it."""
+        end = self._line_end(limit)
+        return self._buf[self._pos : end]
 
     def read(self, n: int | None = -1) -> bytes:
         """Up to ``n`` bytes (all that is left when ``n`` is None or negative)."""
@@ -153,39 +160,55 @@ class CompressedSource:
         self.pos = pos
 
 
-class GzipMember:
-    """The decompressed bytes of the one gzip member starting at ``offset`` (RFC 1952).
+class MemberChain:
+    """The decompressed concatenation of consecutive gzip members, read lazily.
 
-    ``read`` raises ``zlib.error`` on corrupt data (including a bad CRC-32 or ISIZE at the
-    member's end). When the file ends before the member does, ``truncated`` becomes True and
-    ``read`` returns what could be decompressed. ``end`` is the member's end offset in the
-    compressed file once the member has been read completely.
+    RFC 1952 §2.2: "A gzip file consists of a series of 'members'". Per-record gzip puts one
+    record in each member, but writers also produce one member for the whole file, or a
+    record split over two members; reading the members as one stream handles all three,
+    and ``starts`` remembers where each member began so that positions in the decompressed
+    stream map back to compressed offsets (:meth:`locate`).
+
+    ``read`` raises ``zlib.error`` on corrupt data (including a bad CRC-32 or ISIZE);
+    ``current`` is then the compressed offset of the failing member. Reading stops at end
+    of file (``truncated`` is set when the last member is cut off) or at bytes that are not
+    a gzip member (``garbage_at`` is set to their offset).
     """
 
-    __slots__ = ("_src", "_d", "_tail", "offset", "end", "truncated")
+    __slots__ = ("_src", "_d", "_tail", "out", "starts", "current", "truncated",
+                 "garbage_at", "end_comp")
 
     def __init__(self, src: CompressedSource) -> None:
         self._src = src
-        self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._d: zlib._Decompress | None = None
         self._tail = b""
-        self.offset = src.pos
-        self.end: int | None = None
+        self.out = 0  # decompressed bytes produced so far
+        self.starts: list[tuple[int, int]] = []  # (decompressed start, compressed offset)
+        self.current = src.pos
         self.truncated = False
-
-    @property
-    def done(self) -> bool:
-        """True when the member has ended (completely or cut off)."""
-        return self.end is not None or self.truncated
+        self.garbage_at: int | None = None
+        self.end_comp: int | None = None  # compressed offset where the chain stopped
 
     def read(self, n: int = -1, /) -> bytes:
         """Up to ``n`` decompressed bytes (``n`` < 0: a chunk's worth); b"" at the end."""
         want = CHUNK if n < 0 else n
         out: list[bytes] = []
         got = 0
-        while got < want and not self.done:
+        while got < want and self.end_comp is None:
+            if self._d is None:
+                head = self._src.peek(3)
+                if head != GZIP_MAGIC:
+                    if head:
+                        self.garbage_at = self._src.pos
+                    self.end_comp = self._src.pos
+                    break
+                self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                self.current = self._src.pos
+                self.starts.append((self.out + got, self._src.pos))
             data = self._tail or self._src.chunk()
             if not data:
                 self.truncated = True
+                self.end_comp = self._src.pos
                 break
             piece = self._d.decompress(data, want - got)
             self._tail = self._d.unconsumed_tail
@@ -193,14 +216,51 @@ class GzipMember:
                 out.append(piece)
                 got += len(piece)
             if self._d.eof:
+                # At the end of a member the rest of the input is in unused_data (zlib may
+                # also leave it in unconsumed_tail when max_length was given: drop that).
                 self._src.push_back(self._d.unused_data)
-                self.end = self._src.pos
+                self._tail = b""
+                self._d = None
+                if got:
+                    break  # never span members in one read: an error stays in its member
+        self.out += got
         return b"".join(out)
 
-    def drain(self) -> None:
-        """Read (and discard) the rest of the member, so that ``end`` is known."""
-        while not self.done:
-            self.read(CHUNK)
+    def member_at(self, pos: int) -> tuple[int, int]:
+        """``(decompressed start, compressed offset)`` of the member holding position ``pos``."""
+        i = bisect.bisect_right(self.starts, (pos, 1 << 62)) - 1
+        return self.starts[max(i, 0)]
+
+    def boundary(self, pos: int) -> int | None:
+        """The compressed offset at decompressed position ``pos`` if a member starts there
+        (or the chain ended there), else None."""
+        i = bisect.bisect_left(self.starts, (pos, -1))
+        if i < len(self.starts) and self.starts[i][0] == pos:
+            return self.starts[i][1]
+        if self.end_comp is not None and pos == self.out and not self.truncated:
+            return self.end_comp
+        return None
+
+    def locate(self, start: int, end: int) -> tuple[int, int, int | None]:
+        """Where the decompressed span ``[start, end)`` lies in the file, as
+        ``(offset, length, offset_in_member)``: a span made of whole members gives their
+        compressed offset and length and None; otherwise the holding member's offset, the
+        span's uncompressed length, and its offset inside that member."""
+        dstart, cstart = self.member_at(start)
+        if start == dstart:
+            cend = self.boundary(end)
+            if cend is None and self.truncated and end == self.out:
+                cend = self.end_comp
+            if cend is not None:
+                return cstart, cend - cstart, None
+        return cstart, end - start, start - dstart
+
+    def forget_before(self, pos: int) -> None:
+        """Drop member starts no longer needed (all before the member holding ``pos``)."""
+        if len(self.starts) > 64:
+            i = bisect.bisect_right(self.starts, (pos, 1 << 62)) - 1
+            if i > 0:
+                del self.starts[:i]
 
 
 def looks_like_record_start(head: bytes) -> bool:

@@ -1,63 +1,145 @@
-"""WHATWG Encoding Standard decoders (approximate bootstrap version, backed by Python codecs).
+"""Byte-exact decoders of the WHATWG Encoding Standard (https://encoding.spec.whatwg.org/).
 
-The exact implementation replaces this module's internals; the public API stays:
-:func:`decode`, :func:`decode_bytes`, :func:`python_codec`, :class:`DecodeResult`.
+Public API:
+
+* :func:`decode` — the spec's decode of a whole stream with a given encoding, without BOM
+  sniffing or stripping, as a :class:`DecodeResult` (text and count of errors);
+* :func:`decode_bytes` — what a browser's ``new TextDecoder(label).decode(body)`` returns;
+* :func:`python_codec` — a Python codec that is exact wherever its strict decode succeeds.
+
+Python's codecs are the fast path where the conformance tests prove them identical to the spec;
+a correction layer (spec error handlers and named fix-ups, see :mod:`.multibyte`) does the rest.
+
+>>> decode(b"caf\\xe9 \\x81", "windows-1252")
+DecodeResult(text='café \\x81', decode_errors=0)
+>>> decode(b"\\x82\\xa0\\x82A", "Shift_JIS")  # an ASCII byte after a bad lead is kept
+DecodeResult(text='あ�A', decode_errors=1)
+>>> decode_bytes(b"\\xef\\xbb\\xbfhi", "unicode-1-1-utf-8")
+'hi'
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from pipeline.encoding.decoders import single_byte
+from pipeline.encoding.decoders.cjk_chinese import BIG5, GB18030
+from pipeline.encoding.decoders.cjk_japanese import EUC_JP, SHIFT_JIS
+from pipeline.encoding.decoders.cjk_korean import EUC_KR
+from pipeline.encoding.decoders.iso_2022_jp import decode_iso_2022_jp
+from pipeline.encoding.decoders.utf import decode_utf8, decode_utf16
 from pipeline.encoding.lookup import get_an_encoding
 
-_CODECS: dict[str, str] = {
-    "UTF-8": "utf-8", "IBM866": "cp866", "ISO-8859-2": "iso8859-2", "ISO-8859-3": "iso8859-3",
-    "ISO-8859-4": "iso8859-4", "ISO-8859-5": "iso8859-5", "ISO-8859-6": "iso8859-6",
-    "ISO-8859-7": "iso8859-7", "ISO-8859-8": "iso8859-8", "ISO-8859-8-I": "iso8859-8",
-    "ISO-8859-10": "iso8859-10", "ISO-8859-13": "iso8859-13", "ISO-8859-14": "iso8859-14",
-    "ISO-8859-15": "iso8859-15", "ISO-8859-16": "iso8859-16", "KOI8-R": "koi8-r",
-    "KOI8-U": "koi8-u", "macintosh": "mac-roman", "windows-874": "cp874",
-    "windows-1250": "cp1250", "windows-1251": "cp1251", "windows-1252": "cp1252",
-    "windows-1253": "cp1253", "windows-1254": "cp1254", "windows-1255": "cp1255",
-    "windows-1256": "cp1256", "windows-1257": "cp1257", "windows-1258": "cp1258",
-    "x-mac-cyrillic": "mac-cyrillic", "GBK": "gb18030", "gb18030": "gb18030",
-    "Big5": "big5hkscs", "EUC-JP": "euc_jp", "ISO-2022-JP": "iso2022_jp",
-    "Shift_JIS": "cp932", "EUC-KR": "cp949", "UTF-16BE": "utf-16-be", "UTF-16LE": "utf-16-le",
-    "x-user-defined": "latin-1",
-}
+__all__ = ["DecodeResult", "decode", "decode_bytes", "python_codec"]
 
 
 @dataclass(frozen=True, slots=True)
 class DecodeResult:
-    """Decoded text and the number of malformed sequences replaced with U+FFFD."""
+    """Decoded text and the number of malformed sequences replaced with U+FFFD.
+
+    A U+FFFD that the input encodes validly (UTF-8 EF BF BD) is text, not an error.
+    """
 
     text: str
     decode_errors: int
 
 
-def python_codec(encoding: str) -> str | None:
-    """The Python codec name used as the fast path for a WHATWG encoding name, if any."""
-    return _CODECS.get(encoding)
+def _replacement(body: bytes) -> tuple[str, int]:
+    # Replacement decoder: "2. If replacement error returned is false, set it to true and
+    # return error. 3. Return finished." Empty input: finished at once.
+    return ("\ufffd", 1) if body else ("", 0)
+
+
+_DECODERS: dict[str, Callable[[bytes], tuple[str, int]]] = {
+    "UTF-8": decode_utf8,
+    "UTF-16LE": lambda body: decode_utf16(body, big_endian=False),
+    "UTF-16BE": lambda body: decode_utf16(body, big_endian=True),
+    "gb18030": GB18030.decode,
+    "GBK": GB18030.decode,  # "GBK's decoder is gb18030's decoder."
+    "Big5": BIG5.decode,
+    "EUC-JP": EUC_JP.decode,
+    "ISO-2022-JP": decode_iso_2022_jp,
+    "Shift_JIS": SHIFT_JIS.decode,
+    "EUC-KR": EUC_KR.decode,
+    "replacement": _replacement,
+    **{
+        name: (lambda body, _name=name: single_byte.decode_single_byte(body, _name))
+        for name in (*single_byte.SINGLE_BYTE_INDEX, "x-user-defined")
+    },
+}
+
+#: Python codecs whose strict decode, when it succeeds, is exactly the spec's output
+#: (tests/conformance/test_decoders.py proves each one).
+_EXACT_CODECS: dict[str, str] = {
+    "UTF-8": "utf-8",
+    "UTF-16LE": "utf-16-le",
+    "UTF-16BE": "utf-16-be",
+    "EUC-KR": "cp949",
+    **{
+        name: single_byte.codec_name(name)
+        for name in (*single_byte.SINGLE_BYTE_INDEX, "x-user-defined")
+    },
+}
 
 
 def decode(body: bytes, encoding: str) -> DecodeResult:
-    """Decode ``body`` with the WHATWG encoding ``encoding`` (no BOM handling)."""
-    if encoding == "replacement":
-        return DecodeResult("\ufffd", 1) if body else DecodeResult("", 0)
-    codec = _CODECS.get(encoding)
-    if codec is None:
-        raise LookupError(encoding)
-    text = body.decode(codec, "replace")
-    return DecodeResult(text, text.count("\ufffd"))
+    """Decode ``body`` with the WHATWG encoding named ``encoding``, with no BOM handling.
+
+    ``encoding`` is an encoding *name* (a value of ``pipeline.encoding.labels.LABELS``, e.g.
+    "Shift_JIS"), not a label. Malformed input never raises: each error of the spec's decoder
+    becomes one U+FFFD, counted in ``decode_errors``. Raises LookupError for an unknown name.
+
+    >>> decode(b"\\x80\\x81\\x40\\x81\\x30\\x81\\x30", "GBK")
+    DecodeResult(text='€丂\\x80', decode_errors=0)
+    >>> decode(b"abc", "replacement")
+    DecodeResult(text='\ufffd', decode_errors=1)
+    """
+    decoder = _DECODERS.get(encoding)
+    if decoder is None:
+        raise LookupError(f"not a WHATWG encoding name: {encoding!r}")
+    text, errors = decoder(body)
+    return DecodeResult(text, errors)
+
+
+#: TextDecoder's BOM handling applies to these encodings only.
+_BOM_ENCODINGS = frozenset({"UTF-8", "UTF-16LE", "UTF-16BE"})
 
 
 def decode_bytes(body: bytes, label: str) -> str:
-    """What ``new TextDecoder(label).decode(body)`` returns in a browser."""
+    """Return what a browser's ``new TextDecoder(label).decode(body)`` returns.
+
+    Label resolution is the spec's *get an encoding*; LookupError for a string that is not a
+    label, or a label of the replacement encoding (the TextDecoder constructor throws a
+    RangeError for both). BOM handling is ignoreBOM=false: TextDecoder's "serialize I/O queue"
+    drops a first U+FEFF for UTF-8, UTF-16LE and UTF-16BE only.
+
+    >>> decode_bytes(b"\\xff\\xfeh\\x00", "utf-16")
+    'h'
+    >>> decode_bytes(b"\\xef\\xbb\\xbfx", "latin1")
+    'ï»¿x'
+    """
     encoding = get_an_encoding(label)
     if encoding is None or encoding == "replacement":
-        raise LookupError(label)
-    boms = {"UTF-8": b"\xef\xbb\xbf", "UTF-16LE": b"\xff\xfe", "UTF-16BE": b"\xfe\xff"}
-    bom = boms.get(encoding)
-    if bom is not None and body.startswith(bom):
-        body = body[len(bom):]
-    return decode(body, encoding).text
+        raise LookupError(f"TextDecoder rejects the label {label!r}")
+    text = decode(body, encoding).text
+    # "If encoding is UTF-8, UTF-16BE, or UTF-16LE, and ignore BOM and BOM seen are false,
+    # then: set BOM seen to true; if item is U+FEFF, then continue."
+    if encoding in _BOM_ENCODINGS and text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def python_codec(encoding: str) -> str | None:
+    """A Python codec for ``encoding`` whose strict decode, when it succeeds, is exact.
+
+    ``body.decode(python_codec(enc))`` either raises UnicodeDecodeError or returns exactly
+    ``decode(body, enc).text``. None where no such codec exists (gb18030, GBK, Big5, EUC-JP,
+    ISO-2022-JP, Shift_JIS, replacement): use :func:`decode`. The single-byte encodings and
+    x-user-defined get codecs registered by this package (``whatwg_windows_1252``, ...),
+    which are exact in every error mode.
+
+    >>> python_codec("windows-1252"), python_codec("UTF-8"), python_codec("Shift_JIS")
+    ('whatwg_windows_1252', 'utf-8', None)
+    """
+    return _EXACT_CODECS.get(encoding)

@@ -1,0 +1,393 @@
+"""The encoding decision: every sniffing step in order, every signal recorded, three policies.
+
+Implements the HTML Standard's *encoding sniffing algorithm* (BOM, transport layer, prescan,
+then the parser's in-``<head>`` "change the encoding"), Chromium 156's measured additions
+(XML declaration, late ``<meta>``, TLD fallback, never detecting UTF-8), and the project's
+own steps beyond the standard (operator rules, UTF-8 check, detection, repair).
+
+https://html.spec.whatwg.org/commit-snapshots/e2f08b4e56d9a098038fb16c7ff6bb820a57cfab/#encoding-sniffing-algorithm
+
+Order per policy (``DESIGN.md`` "Encoding decision"):
+
+- ``standard``: BOM > rule(force) > header > meta (prescan) > late-meta > xml > rule(fallback)
+  > UTF-8 check > detection (a malformed declaration the bytes agree with counts as evidence)
+  > TLD default;
+- ``browser``: what Chromium shows (:func:`browser_encoding`);
+- ``repair``: ``standard``, then a declaration is overridden when the body is valid multi-byte
+  UTF-8 (``repair-utf8``) or when a UTF-8 declaration sits on bytes that are mostly not UTF-8
+  (``repair-detected``).
+
+``encoding_browser`` is computed whatever the policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipeline.encoding.decision import Confidence, EncodingDecision, EncodingSource, Signal
+from pipeline.encoding.decoders import decode
+from pipeline.encoding.lookup import get_an_encoding
+from pipeline.encoding.options import EncodingOptions, Override
+from pipeline.encoding.sniff.bom import bom_sniff
+from pipeline.encoding.sniff.browser_detect import emulate_chromium_detection
+from pipeline.encoding.sniff.detect import (
+    Guess,
+    chardetng_guess,
+    charset_normalizer_guess,
+    has_iso_2022_jp_escapes,
+    refine_cyrillic,
+    utf16_without_bom,
+)
+from pipeline.encoding.sniff.late_meta import (
+    BYTES_TO_CHECK_UNCONDITIONALLY,
+    MetaScanResult,
+    scan_meta_charset,
+)
+from pipeline.encoding.sniff.lenient_meta import lenient_meta_label
+from pipeline.encoding.sniff.prescan import PRESCAN_BYTES, PrescanResult, prescan_byte_stream
+from pipeline.encoding.sniff.tld_defaults import tld_default, url_host, url_tld
+from pipeline.encoding.sniff.utf8 import Utf8Check, check_utf8
+from pipeline.encoding.sniff.xml_declaration import XmlDeclaration, check_xml_declaration
+from pipeline.http.content_type import charset_from_content_type
+
+#: repair-utf8 needs at least this many valid multi-byte sequences and no malformed one.
+REPAIR_MIN_MULTIBYTE = 2
+#: Bytes the lenient-meta agreement check decodes.
+_LENIENT_AGREEMENT_BYTES = 65536
+
+_DECLARED: frozenset[str] = frozenset({"header", "meta", "xml", "late-meta", "rule"})
+
+
+@dataclass(slots=True)
+class _Evidence:
+    """Evidence gathered lazily, so a declared page never pays for detection."""
+
+    body: bytes
+    url: str | None
+    options: EncodingOptions
+    signals: list[Signal] = field(default_factory=list)
+    _prescan: PrescanResult | None | bool = False
+    _scan: MetaScanResult | None | bool = False
+    _xml: XmlDeclaration | None | bool = False
+    _utf8: Utf8Check | None = None
+    _guesses: dict[str, Guess | None] = field(default_factory=dict)
+
+    @property
+    def tld(self) -> str | None:
+        return url_tld(self.url)
+
+    def prescan(self) -> PrescanResult | None:
+        if self._prescan is False:
+            self._prescan = prescan_byte_stream(self.body)
+            found = self._prescan
+            if found is not None:
+                self.signals.append(Signal(
+                    "meta-prescan" if found.kind.startswith("meta") else "xml-prescan",
+                    found.label, found.encoding, f"{found.kind} at byte {found.offset}",
+                ))
+        return self._prescan  # type: ignore[return-value]
+
+    def scan(self) -> MetaScanResult | None:
+        if self._scan is False:
+            self._scan = scan_meta_charset(self.body)
+            found = self._scan
+            if found is not None:
+                where = "in <head>" if found.in_head else "within the first 1024 bytes"
+                self.signals.append(Signal(
+                    "meta-scan", found.label, found.encoding,
+                    f"{found.kind} at byte {found.offset}, {where} (Chromium's meta scan)",
+                ))
+        return self._scan  # type: ignore[return-value]
+
+    def xml(self) -> XmlDeclaration | None:
+        if self._xml is False:
+            self._xml = check_xml_declaration(self.body)
+            found = self._xml
+            if found is not None:
+                note = found.kind if found.encoding else "not a WHATWG label: ignored"
+                self.signals.append(Signal("xml-declaration", found.label, found.encoding, note))
+        return self._xml  # type: ignore[return-value]
+
+    def utf8(self) -> Utf8Check:
+        if self._utf8 is None:
+            self._utf8 = check_utf8(self.body)
+            check = self._utf8
+            note = (
+                f"valid={check.is_utf8}, multibyte={check.multibyte}, errors={check.errors}"
+                + (", truncated at end" if check.truncated_at_end else "")
+            )
+            self.signals.append(Signal("utf8-check", None, "UTF-8" if check.is_utf8 else None, note))
+        return self._utf8
+
+    def chardetng(self) -> Guess | None:
+        """chardetng's answer on the detector sample (TLD hint, no UTF-8), run once."""
+        if "chardetng" not in self._guesses:
+            sample = self.body[: self.options.detector_max_bytes]
+            self._guesses["chardetng"] = chardetng_guess(sample, self.tld, allow_utf8=False)
+        return self._guesses["chardetng"]
+
+    def guess(self) -> Guess | None:
+        """The standard policy's detector answer: chardetng, refined, with a second opinion."""
+        if "standard" not in self._guesses:
+            sample = self.body[: self.options.detector_max_bytes]
+            guess = self.chardetng()
+            if guess is not None:
+                note = "confident" if guess.confident else "weak: no candidate scored lower"
+                self.signals.append(Signal("detector", "chardetng", guess.encoding, note))
+                refined = refine_cyrillic(sample, guess.encoding)
+                if refined != guess.encoding:
+                    self.signals.append(Signal(
+                        "detector-refined", guess.encoding, refined,
+                        "the Mac Cyrillic reading is cleaner Cyrillic (chardetng has no x-mac-cyrillic)",
+                    ))
+                    guess = Guess(refined, guess.confident)
+            self._guesses["standard"] = guess
+            if self.options.second_opinion:
+                second = charset_normalizer_guess(sample)
+                self.signals.append(Signal(
+                    "detector-second-opinion", "charset-normalizer", second,
+                    "agrees" if guess is not None and second == guess.encoding else "differs",
+                ))
+        return self._guesses["standard"]
+
+
+def match_override(overrides: tuple[Override, ...], url: str | None) -> Override | None:
+    """The first operator override whose host (or a parent domain) or URL prefix matches.
+
+    >>> rule = Override("Shift_JIS", host="example.jp")
+    >>> match_override((rule,), "http://www.example.jp/a") is rule
+    True
+    >>> match_override((rule,), "http://notexample.jp/") is None
+    True
+    """
+    if not overrides or not url:
+        return None
+    host = url_host(url) or ""
+    for override in overrides:
+        if override.url_prefix is not None and url.startswith(override.url_prefix):
+            return override
+        if override.host is not None:
+            wanted = override.host.lower().rstrip(".")
+            if host == wanted or host.endswith("." + wanted):
+                return override
+    return None
+
+
+def decide(
+    body: bytes,
+    content_type: str | None = None,
+    url: str | None = None,
+    options: EncodingOptions | None = None,
+    *,
+    crawler_charset: str | None = None,
+) -> EncodingDecision:
+    """Decide the encoding of an HTML ``body`` served with ``content_type`` at ``url``.
+
+    ``options.policy`` picks the policy; ``crawler_charset`` (a WARC's
+    ``WARC-Identified-Content-Charset``) is recorded as a signal, never trusted. Never raises.
+
+    >>> d = decide(b"<meta charset=koi8-r>", "text/html; charset=windows-1251")
+    >>> d.encoding, d.encoding_source, d.meta_charset, [s.kind for s in d.signals]
+    ('windows-1251', 'header', 'koi8-r', ['http-charset', 'meta-prescan'])
+    """
+    options = options or EncodingOptions()
+    try:
+        return _decide(body, content_type, url, options, crawler_charset)
+    except Exception as error:  # a bug must not lose the record: decode as the browser default
+        signal = Signal("internal-error", None, None, f"{type(error).__name__}: {error}")
+        return EncodingDecision(
+            "windows-1252", "default", "windows-1252", "default", "tentative", options.policy,
+            None, None, None, (signal,),
+        )
+
+
+def _decide(
+    body: bytes, content_type: str | None, url: str | None, options: EncodingOptions,
+    crawler_charset: str | None,
+) -> EncodingDecision:
+    evidence = _Evidence(body, url, options)
+    signals = evidence.signals
+    # Step 1 (Encoding Standard "BOM sniff"): a BOM wins over everything.
+    bom, bom_length = bom_sniff(body)
+    if bom is not None:
+        signals.append(Signal("bom", bom, bom, f"{bom_length}-byte byte order mark"))
+    # Transport layer: "If the transport layer specifies a character encoding, and it is
+    # supported, return that encoding with the confidence certain."
+    http_label = charset_from_content_type(content_type)
+    http_encoding = get_an_encoding(http_label) if http_label is not None else None
+    if http_label is not None:
+        signals.append(Signal(
+            "http-charset", http_label, http_encoding,
+            "" if http_encoding else "not a WHATWG label: ignored",
+        ))
+    if crawler_charset:
+        signals.append(Signal(
+            "crawler-charset", crawler_charset, get_an_encoding(crawler_charset),
+            "the crawler's own verdict: recorded for audit only",
+        ))
+    rule = match_override(options.overrides, url)
+    rule_encoding = get_an_encoding(rule.encoding) if rule is not None else None
+    if rule is not None:
+        signals.append(Signal(
+            "rule", rule.encoding, rule_encoding,
+            f"{rule.mode} override for {rule.host or rule.url_prefix}"
+            + ("" if rule_encoding else ": not a WHATWG label, ignored"),
+        ))
+    if bom is None:
+        evidence.prescan()  # cheap (1024 bytes); recorded even when the header wins
+
+    browser, browser_source = browser_encoding(evidence, bom, http_encoding)
+    if options.policy == "browser":
+        encoding, source = browser, browser_source
+    else:
+        encoding, source = _standard(evidence, bom, http_encoding, rule, rule_encoding)
+        if options.policy == "repair":
+            encoding, source = _repair(evidence, encoding, source)
+    return EncodingDecision(
+        encoding=encoding,
+        encoding_source=source,
+        encoding_browser=browser,
+        encoding_browser_source=browser_source,
+        confidence=_confidence(source),
+        policy=options.policy,
+        http_charset=http_label,
+        meta_charset=_meta_label(evidence),
+        bom=bom,
+        signals=tuple(signals),
+    )
+
+
+def _confidence(source: EncodingSource) -> Confidence:
+    # The HTML Standard: BOM and transport layer are "certain", the prescan "tentative".
+    return "certain" if source in ("bom", "header", "rule") else "tentative"
+
+
+def _meta_label(evidence: _Evidence) -> str | None:
+    for found in (evidence._prescan, evidence._scan, evidence._xml):
+        if found not in (None, False):
+            return found.label  # type: ignore[union-attr]
+    return None
+
+
+def _standard(
+    evidence: _Evidence, bom: str | None, http_encoding: str | None,
+    rule: Override | None, rule_encoding: str | None,
+) -> tuple[str, EncodingSource]:
+    if bom is not None:
+        return bom, "bom"
+    if rule is not None and rule_encoding is not None and rule.mode == "force":
+        return rule_encoding, "rule"
+    if http_encoding is not None:
+        return http_encoding, "header"
+    # Prescan: "If the prescan returns an encoding, return it with confidence tentative."
+    prescan = evidence.prescan()
+    if prescan is not None and prescan.kind.startswith("meta"):
+        return prescan.encoding, "meta"
+    if prescan is not None and prescan.kind == "xml-utf16":
+        return prescan.encoding, "xml"
+    # The parser's "change the encoding" for a <meta> met while still in <head>, after the
+    # first 1024 bytes (a meta the prescan saw but rejected stays rejected).
+    scan = evidence.scan()
+    if scan is not None and scan.in_head and scan.end > PRESCAN_BYTES:
+        return scan.encoding, "late-meta"
+    if prescan is not None:  # "get an XML encoding" within the first 1024 bytes
+        return prescan.encoding, "xml"
+    xml = evidence.xml()
+    if xml is not None and xml.encoding is not None:
+        return xml.encoding, "xml"
+    if rule is not None and rule_encoding is not None:
+        return rule_encoding, "rule"
+    body = evidence.body
+    utf16 = utf16_without_bom(body)
+    if utf16 is not None:
+        evidence.signals.append(Signal("utf16-pattern", None, utf16, "NUL bytes at one parity: BOM-less UTF-16"))
+        return utf16, "detected"
+    if body.isascii():
+        if has_iso_2022_jp_escapes(body):
+            evidence.signals.append(Signal("iso-2022-jp-escapes", None, "ISO-2022-JP", "7-bit with JIS escape sequences"))
+            return "ISO-2022-JP", "detected"
+        evidence.signals.append(Signal(
+            "ascii", None, "windows-1252", "pure ASCII: any ASCII-compatible encoding reads it the same",
+        ))
+        return "windows-1252", "default"
+    if evidence.utf8().is_utf8:
+        return "UTF-8", "utf8"
+    lenient = lenient_meta_label(body)
+    if lenient is not None:
+        encoding, label = lenient
+        agrees = encoding != "UTF-8" and decode(body[:_LENIENT_AGREEMENT_BYTES], encoding).decode_errors == 0
+        evidence.signals.append(Signal(
+            "malformed-meta", label, encoding,
+            "the bytes agree: used as detection evidence" if agrees else "the bytes disagree: ignored",
+        ))
+        if agrees:
+            return encoding, "detected"
+    guess = evidence.guess()
+    if guess is not None:
+        return guess.encoding, "detected"
+    default = tld_default(evidence.url, evidence.options.default_encoding)
+    evidence.signals.append(Signal("tld-default", evidence.tld, default, "nothing else to go on"))
+    return default, "default"
+
+
+def browser_encoding(
+    evidence: _Evidence, bom: str | None, http_encoding: str | None,
+) -> tuple[str, EncodingSource]:
+    """What Chromium 156 shows (``document.characterSet``) and the step that decided it.
+
+    Blink ``TextResourceDecoder``: BOM, then the header charset, then the meta scan (which
+    overrides an XML declaration), then content sniffing, where a UTF-8 verdict is thrown
+    away on non-``file:`` URLs and the TLD default (else the locale default) applies.
+    """
+    if bom is not None:
+        return bom, "bom"
+    if http_encoding is not None:
+        return http_encoding, "header"
+    scan = evidence.scan()
+    if scan is not None:
+        return scan.encoding, ("meta" if scan.offset < BYTES_TO_CHECK_UNCONDITIONALLY else "late-meta")
+    xml = evidence.xml()
+    if xml is not None and xml.encoding is not None:
+        return xml.encoding, "xml"
+    url = evidence.url
+    limit = evidence.options.detector_max_bytes
+    sample = evidence.body[:limit]
+    default = tld_default(url, evidence.options.default_encoding)
+    is_file = bool(url) and url.lower().startswith("file:")  # type: ignore[union-attr]
+    whole = len(evidence.body) <= limit  # then the standard policy's evidence is the same
+    encoding, source, note = emulate_chromium_detection(
+        sample, evidence.tld, default, allow_utf8=is_file,
+        is_utf8=evidence.utf8().is_utf8 if whole and not sample.isascii() else None,
+        guess=evidence.chardetng,
+    )
+    evidence.signals.append(Signal("browser-detection", None, encoding, note))
+    return encoding, source
+
+
+def _repair(evidence: _Evidence, encoding: str, source: EncodingSource) -> tuple[str, EncodingSource]:
+    if source not in _DECLARED:
+        return encoding, source
+    body = evidence.body
+    if body.isascii():
+        return encoding, source
+    check = evidence.utf8()
+    if encoding != "UTF-8":
+        # A legacy (or UTF-16) declaration on a body of valid multi-byte UTF-8: the chance that
+        # legacy text forms only valid UTF-8 sequences is negligible.
+        if check.is_utf8 and check.errors <= int(check.truncated_at_end) and check.multibyte >= REPAIR_MIN_MULTIBYTE:
+            evidence.signals.append(Signal(
+                "repair", encoding, "UTF-8",
+                f"declared {encoding} but the body is valid UTF-8 ({check.multibyte} multi-byte sequences)",
+            ))
+            return "UTF-8", "repair-utf8"
+        return encoding, source
+    # A UTF-8 declaration on bytes that are mostly malformed as UTF-8.
+    if not check.is_utf8 and check.errors > check.multibyte:
+        guess = evidence.guess()
+        if guess is not None and guess.encoding != "UTF-8":
+            evidence.signals.append(Signal(
+                "repair", encoding, guess.encoding,
+                f"declared UTF-8 but {check.errors} malformed sequences vs {check.multibyte} valid",
+            ))
+            return guess.encoding, "repair-detected"
+    return encoding, source

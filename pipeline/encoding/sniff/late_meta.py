@@ -1,0 +1,272 @@
+"""Chromium's ``<meta>`` charset scan (Blink ``HTMLMetaCharsetParser``), which also finds a
+``<meta>`` after the first 1024 bytes while the parser is still in ``<head>``.
+
+This is not the HTML Standard's prescan (see :mod:`.prescan`): Blink runs its HTML tokenizer
+over the bytes read as Latin-1 from the start of the document, so text inside ``<script>``,
+``<style>``, ``<title>``, ``<textarea>`` (and the other raw-text elements) is not markup, and
+the scan stops once a tag that does not belong in ``<head>`` has been seen *and* at least 1024
+bytes have been read. Blink's rules, as measured with Chromium 156 (``../shared/oracle``):
+
+- tags that keep the scan "in head": start or end tags ``script``, ``noscript``, ``style``,
+  ``link``, ``meta``, ``object``, ``title``, ``base``, and start tags ``html``, ``head``;
+  any other tag (including ``</head>`` and unknown elements) leaves the head;
+- a ``<meta>`` is decided by Blink's *EncodingFromMetaAttributes*: the first ``charset`` or
+  ``content`` attribute wins (``content`` needs ``http-equiv="content-type"``);
+- ``x-user-defined`` becomes windows-1252 and UTF-16 becomes UTF-8 (``SetEncoding``).
+
+The tokenizer here is a linear-time approximation of the HTML tokenizer: tags and their
+attributes, comments (including ``<!-->``), ``<!``/``<?``/``</`` bogus comments, and the
+RCDATA/RAWTEXT/script-data elements whose content is skipped up to the matching end tag.
+
+# DEVIATION: script data is skipped to the first ``</script`` without the tokenizer's
+# ``<!--``/``<script`` "double escaped" states — pages that nest script tags inside script
+# comments are vanishingly rare, and the simple rule keeps the scan linear.
+# DEVIATION: only the character references ``&#NNN;``, ``&#xHH;``, ``&amp;``, ``&quot;``,
+# ``&apos;``, ``&lt;``, ``&gt;`` are decoded in attribute values — enough for charset labels,
+# which never legitimately contain any.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pipeline.encoding.lookup import get_an_encoding
+
+#: Blink's kBytesToCheckUnconditionally: metas are honoured anywhere in the first 1024 bytes.
+BYTES_TO_CHECK_UNCONDITIONALLY = 1024
+
+_HEAD_TAGS = frozenset({b"script", b"noscript", b"style", b"link", b"meta", b"object", b"title", b"base"})
+_RCDATA = frozenset({b"title", b"textarea"})
+_RAWTEXT = frozenset({b"style", b"xmp", b"iframe", b"noembed", b"noframes", b"script"})
+
+_MARKUP_START = re.compile(rb"<[A-Za-z!/?]")
+# A tag from its name to its ">", linear: atomic groups and possessive quantifiers never
+# backtrack. An unterminated quoted value runs to the end and then fails to find ">".
+_ATTRS = (
+    rb"(?P<attrs>(?>[\t\n\x0c\r /]++|[^\t\n\x0c\r />][^\t\n\x0c\r />=]*+"
+    rb"(?>[\t\n\x0c\r ]*+=[\t\n\x0c\r ]*+"
+    rb"(?>\"[^\"]*+(?:\"|\Z)|'[^']*+(?:'|\Z)|[^\t\n\x0c\r >]*+))?+)*+)>"
+)
+_START_TAG = re.compile(rb"<(?P<name>[A-Za-z][^\t\n\x0c\r />]*+)" + _ATTRS)
+_END_TAG = re.compile(rb"</(?P<name>[A-Za-z][^\t\n\x0c\r />]*+)" + _ATTRS)
+_ATTRIBUTE = re.compile(
+    rb"[\t\n\x0c\r /]*+(?P<name>[^\t\n\x0c\r />][^\t\n\x0c\r />=]*+)"
+    rb"(?:[\t\n\x0c\r ]*+=[\t\n\x0c\r ]*+(?:\"(?P<dq>[^\"]*+)\"?|'(?P<sq>[^']*+)'?"
+    rb"|(?P<uq>[^\t\n\x0c\r >]*+)))?"
+)
+_COMMENT_END = re.compile(rb"--!?>")
+_CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|(amp|quot|apos|lt|gt);)")
+_NAMED = {"amp": "&", "quot": '"', "apos": "'", "lt": "<", "gt": ">"}
+_HTML_SPACE = "\t\n\x0c\r "
+
+
+@dataclass(frozen=True, slots=True)
+class MetaScanResult:
+    """A ``<meta>`` Blink honours: WHATWG encoding, label as written, where, and how."""
+
+    encoding: str
+    label: str
+    kind: str  # "meta-charset" or "meta-http-equiv"
+    offset: int  # byte offset of the "<meta"
+    end: int  # byte offset just past its ">"
+    in_head: bool  # still in <head> when found (False: found within the first 1024 bytes)
+
+
+@lru_cache(maxsize=16)
+def _end_of(name: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"</" + re.escape(name) + rb"[\t\n\x0c\r />]", re.IGNORECASE)
+
+
+def _char_ref(match: re.Match[str]) -> str:
+    hex_digits, dec_digits, named = match.groups()
+    if named:
+        return _NAMED[named]
+    try:
+        code = int(hex_digits, 16) if hex_digits else int(dec_digits)
+        return chr(code) if 0 < code < 0x110000 and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+    except (ValueError, OverflowError):
+        return "\ufffd"
+
+
+def _attributes(raw: bytes) -> list[tuple[str, str]]:
+    """The attributes of a tag (names lowercased, later duplicates dropped, as the tokenizer)."""
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+    for match in _ATTRIBUTE.finditer(raw):
+        name = match.group("name").decode("latin-1").lower()
+        value_bytes = match.group("dq")
+        if value_bytes is None:
+            value_bytes = match.group("sq")
+        if value_bytes is None:
+            value_bytes = match.group("uq") or b""
+        value = value_bytes.decode("latin-1")
+        if "&" in value:
+            value = _CHAR_REF.sub(_char_ref, value)
+        if name not in seen:
+            seen.add(name)
+            out.append((name, value))
+    return out
+
+
+def extract_charset(value: str) -> str:
+    """Blink's *ExtractCharset* on a ``content`` value ("" when there is none).
+
+    >>> extract_charset("text/html; charset='koi8-r'")
+    'koi8-r'
+    >>> extract_charset('text/html; charset="utf-8')   # close quote not found
+    ''
+    """
+    n = len(value)
+    lower = value.lower()
+    position = 0
+    while position < n:
+        position = lower.find("charset", position)
+        if position < 0:
+            break
+        position += 7
+        while position < n and value[position] <= " ":
+            position += 1
+        if position >= n or value[position] != "=":
+            continue
+        position += 1
+        while position < n and value[position] <= " ":
+            position += 1
+        quote = ""
+        if position < n and value[position] in "\"'":
+            quote = value[position]
+            position += 1
+        if position >= n:
+            break
+        end = position
+        if quote:
+            while end < n and value[end] != quote:
+                end += 1
+            if end >= n:
+                break
+        else:
+            while end < n and value[end] > " " and value[end] not in "\"';":
+                end += 1
+        return value[position:end]
+    return ""
+
+
+def encoding_from_meta_attributes(attributes: list[tuple[str, str]]) -> tuple[str | None, str | None, str]:
+    """Blink's *EncodingFromMetaAttributes*: (encoding, label, kind); (None, label, kind) when the
+    label is not a WHATWG label, (None, None, "") when the meta declares nothing."""
+    got_pragma = False
+    mode = ""
+    charset = ""
+    for name, value in attributes:
+        if name == "http-equiv":
+            if value.lower() == "content-type":
+                got_pragma = True
+        elif not charset:
+            if name == "charset":
+                charset, mode = value, "meta-charset"
+            elif name == "content":
+                charset = extract_charset(value)
+                if charset:
+                    mode = "meta-http-equiv"
+    if mode == "meta-charset" or (mode == "meta-http-equiv" and got_pragma):
+        label = charset.strip(_HTML_SPACE)
+        encoding = get_an_encoding(label)
+        # SetEncoding(kEncodingFromMetaTag): x-user-defined → windows-1252, UTF-16 → UTF-8.
+        if encoding == "x-user-defined":
+            encoding = "windows-1252"
+        elif encoding in ("UTF-16BE", "UTF-16LE"):
+            encoding = "UTF-8"
+        return encoding, charset, mode
+    return None, None, ""
+
+
+def scan_meta_charset(body: bytes) -> MetaScanResult | None:
+    """Find the ``<meta>`` charset Chromium honours anywhere in the document, or None.
+
+    >>> scan_meta_charset(b"<title>x</title>" + b" " * 2000 + b"<meta charset=koi8-r>").encoding
+    'KOI8-R'
+    >>> scan_meta_charset(b"<body>" + b" " * 2000 + b"<meta charset=koi8-r>") is None
+    True
+    >>> scan_meta_charset(b"<script>'<meta charset=koi8-r>'</script>") is None
+    True
+    """
+    try:
+        return _scan(body)
+    except Exception:  # defensive: bytes from the wild never make it raise
+        return None
+
+
+def _scan(data: bytes) -> MetaScanResult | None:
+    in_head = True
+    position = 0
+    n = len(data)
+    while True:
+        match = _MARKUP_START.search(data, position)
+        if match is None:
+            return None
+        start = match.start()
+        # The character token before this markup ended at `start`: Blink stops once out of
+        # <head> and at least 1024 characters were consumed.
+        if not in_head and start >= BYTES_TO_CHECK_UNCONDITIONALLY:
+            return None
+        second = data[start + 1]
+        if second == 0x21:  # "<!"
+            if data.startswith(b"<!--", start):
+                # Comment start state: "<!-->" and "<!--->" close at once.
+                if data.startswith(b">", start + 4):
+                    end = start + 5
+                elif data.startswith(b"->", start + 4):
+                    end = start + 6
+                else:
+                    close = _COMMENT_END.search(data, start + 4)
+                    if close is None:
+                        return None
+                    end = close.end()
+            else:  # DOCTYPE, CDATA in HTML content and other "<!": up to the next ">"
+                close = data.find(b">", start + 2)
+                if close < 0:
+                    return None
+                end = close + 1
+        elif second == 0x3F:  # "<?": bogus comment
+            close = data.find(b">", start + 2)
+            if close < 0:
+                return None
+            end = close + 1
+        elif second == 0x2F:  # "</"
+            tag = _END_TAG.match(data, start)
+            if tag is not None:
+                if tag.group("name").lower() not in _HEAD_TAGS:
+                    in_head = False
+                end = tag.end()
+            elif start + 2 < n and data[start + 2] == 0x3E:  # "</>" is dropped
+                end = start + 3
+            elif start + 2 < n and (0x41 <= data[start + 2] <= 0x5A or 0x61 <= data[start + 2] <= 0x7A):
+                return None  # end tag running to the end of the document
+            else:  # "</" then not a letter: bogus comment
+                close = data.find(b">", start + 2)
+                if close < 0:
+                    return None
+                end = close + 1
+        else:  # "<" + letter: a start tag
+            tag = _START_TAG.match(data, start)
+            if tag is None:
+                return None  # the tag runs to the end of the document: no token
+            name = tag.group("name").lower()
+            end = tag.end()
+            if name == b"meta":
+                encoding, label, kind = encoding_from_meta_attributes(_attributes(tag.group("attrs")))
+                if encoding is not None and label is not None:
+                    return MetaScanResult(encoding, label, kind, start, end, in_head)
+            if name not in _HEAD_TAGS and name not in (b"html", b"head"):
+                in_head = False
+            if name == b"plaintext":
+                return None
+            if name in _RCDATA or name in _RAWTEXT:
+                close_tag = _end_of(name).search(data, end)
+                if close_tag is None:
+                    return None
+                end = close_tag.start()
+        if not in_head and end >= BYTES_TO_CHECK_UNCONDITIONALLY:
+            return None
+        position = end

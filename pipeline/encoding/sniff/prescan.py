@@ -1,0 +1,413 @@
+"""Implements the HTML Standard's *prescan a byte stream to determine its encoding*, with
+*get an attribute*, *get an XML encoding* and the *algorithm for extracting a character encoding
+from a meta element*.
+
+https://html.spec.whatwg.org/commit-snapshots/e2f08b4e56d9a098038fb16c7ff6bb820a57cfab/#prescan-a-byte-stream-to-determine-its-encoding
+
+The prescan looks at the first :data:`PRESCAN_BYTES` bytes only ("The user agent is encouraged
+to only prescan the first 1024 bytes"), exactly as html5lib-tests expect; running off the end
+of those bytes in the middle of a construct finds nothing (html5lib, jsdom and Firefox agree).
+Pure functions over bytes; they never raise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.encoding.lookup import get_an_encoding
+
+PRESCAN_BYTES = 1024
+
+_SPACE = b"\t\n\x0c\r "  # 0x09, 0x0A, 0x0C, 0x0D, 0x20
+_SPACE_OR_SLASH = b"\t\n\x0c\r /"
+_SPACE_OR_GT = b"\t\n\x0c\r >"
+_ASCII_WHITESPACE = "\t\n\x0c\r "
+
+
+class _End(Exception):
+    """Ran off the end of the prescanned bytes."""
+
+
+@dataclass(frozen=True, slots=True)
+class PrescanResult:
+    """What the prescan found: the WHATWG encoding, the label as written, and its kind."""
+
+    encoding: str
+    label: str
+    kind: str  # "meta-charset", "meta-http-equiv", "xml-utf16", "xml-declaration"
+    offset: int  # byte offset of the declaring construct
+
+
+def extract_encoding_from_meta(content: str) -> tuple[str | None, str | None]:
+    """The *algorithm for extracting a character encoding from a meta element*.
+
+    Returns (encoding, label): ``(None, None)`` is "nothing"; ``(None, label)`` means a
+    label was found but *get an encoding* failed on it.
+
+    https://html.spec.whatwg.org/commit-snapshots/e2f08b4e56d9a098038fb16c7ff6bb820a57cfab/#algorithm-for-extracting-a-character-encoding-from-a-meta-element
+
+    >>> extract_encoding_from_meta("text/html; charset = 'koi8-r'")
+    ('KOI8-R', 'koi8-r')
+    >>> extract_encoding_from_meta("text/html; charset=\\"utf-8")   # unmatched quote
+    (None, None)
+    >>> extract_encoding_from_meta("charsetcharset=latin1;x")
+    ('windows-1252', 'latin1')
+    """
+    lower = content.lower()  # "ASCII case-insensitive match": only ASCII letters matter here
+    n = len(content)
+    position = 0
+    while True:
+        # Step 2 "Loop: Find the first seven characters in s after position that are an ASCII
+        # case-insensitive match for the word "charset". If no such match is found, return nothing."
+        found = lower.find("charset", position)
+        if found < 0:
+            return None, None
+        position = found + 7
+        # Step 3: "Skip any ASCII whitespace that immediately follow the word "charset"."
+        while position < n and content[position] in _ASCII_WHITESPACE:
+            position += 1
+        # Step 4: "If the next character is not a U+003D EQUALS SIGN (=), then move position to
+        # point just before that next character, and jump back to the step labeled loop."
+        if position >= n or content[position] != "=":
+            continue
+        position += 1
+        # Step 5: "Skip any ASCII whitespace that immediately follow the equals sign."
+        while position < n and content[position] in _ASCII_WHITESPACE:
+            position += 1
+        # Step 6: "Process the next character as follows:"
+        if position >= n:
+            return None, None  # "If there is no next character: Return nothing."
+        char = content[position]
+        if char in "\"'":
+            close = content.find(char, position + 1)
+            if close < 0:
+                return None, None  # "an unmatched U+0022 (") / U+0027 ('): Return nothing."
+            label = content[position + 1 : close]
+        else:
+            # "Otherwise: ... up to but not including the first ASCII whitespace or U+003B (;)
+            # character, or the end of s, whichever comes first."
+            end = position
+            while end < n and content[end] not in "\t\n\x0c\r ;":
+                end += 1
+            label = content[position:end]
+        return get_an_encoding(label), label
+
+
+def _get_an_attribute(data: bytes, position: int) -> tuple[str, str, int] | None:
+    """*Get an attribute*: returns (name, value, new position), or None when there is none.
+
+    https://html.spec.whatwg.org/commit-snapshots/e2f08b4e56d9a098038fb16c7ff6bb820a57cfab/#concept-get-attributes-when-sniffing
+    Raises :class:`_End` when the bytes run out.
+    """
+    n = len(data)
+
+    def at(i: int) -> int:
+        if i >= n:
+            raise _End
+        return data[i]
+
+    # Step 1: "If the byte at position is one of 0x09, 0x0A, 0x0C, 0x0D, 0x20, or 0x2F (/) then
+    # advance position to the next byte and redo this step."
+    while at(position) in _SPACE_OR_SLASH:
+        position += 1
+    # Step 2: "If the byte at position is 0x3E (>), then abort ... There is no attribute."
+    if at(position) == 0x3E:
+        return None
+    # Step 3: "Let attribute name and attribute value be the empty string."
+    name: list[int] = []
+    value: list[int] = []
+    # Step 4: "Process the byte at position as follows:"
+    while True:
+        byte = at(position)
+        if byte == 0x3D and name:  # "=" and the name is not empty: jump to "value"
+            position += 1
+            break
+        if byte in _SPACE:  # jump to "spaces"
+            # Step 6 "Spaces": skip whitespace.
+            while at(position) in _SPACE:
+                position += 1
+            # Step 7: "If the byte at position is not 0x3D (=), abort ... value is the empty string."
+            if at(position) != 0x3D:
+                return _decode(name), "", position
+            # Step 8: "Advance position past the 0x3D (=) byte."
+            position += 1
+            break
+        if byte in (0x2F, 0x3E):  # "/" or ">": the value is the empty string
+            return _decode(name), "", position
+        # 0x41-0x5A: append the lowercase letter; anything else: append the byte's code point.
+        name.append(byte + 0x20 if 0x41 <= byte <= 0x5A else byte)
+        # Step 5: "Advance position to the next byte and return to the previous step."
+        position += 1
+    # Step 9 "Value": skip whitespace.
+    while at(position) in _SPACE:
+        position += 1
+    # Step 10: "Process the byte at position as follows:"
+    byte = at(position)
+    if byte in (0x22, 0x27):
+        quote = byte
+        while True:
+            # "Quote loop: Advance position to the next byte."
+            position += 1
+            byte = at(position)
+            # "If the value of the byte at position is the value of b, then advance position to
+            # the next byte and abort the get an attribute algorithm."
+            if byte == quote:
+                return _decode(name), _decode(value), position + 1
+            value.append(byte + 0x20 if 0x41 <= byte <= 0x5A else byte)
+    if byte == 0x3E:  # ">": the value is the empty string
+        return _decode(name), "", position
+    value.append(byte + 0x20 if 0x41 <= byte <= 0x5A else byte)
+    position += 1
+    # Step 11-12: unquoted value up to whitespace or ">".
+    while True:
+        byte = at(position)
+        if byte in _SPACE_OR_GT:
+            return _decode(name), _decode(value), position
+        value.append(byte + 0x20 if 0x41 <= byte <= 0x5A else byte)
+        position += 1
+
+
+def _decode(codes: list[int]) -> str:
+    return bytes(codes).decode("latin-1")
+
+
+def _is_meta_start(data: bytes, position: int) -> bool:
+    # "0x3C 0x4D or 0x6D 0x45 or 0x65 0x54 or 0x74 0x41 or 0x61, and one of 0x09, 0x0A, 0x0C,
+    # 0x0D, 0x20, 0x2F (case-insensitive ASCII '<meta' followed by a space or slash)"
+    return (
+        len(data) > position + 5
+        and data[position + 1 : position + 5].lower() == b"meta"
+        and data[position + 5] in _SPACE_OR_SLASH
+    )
+
+
+def _prescan_meta(data: bytes) -> PrescanResult | None:
+    n = len(data)
+    position = 0
+    while position < n:
+        if data[position] != 0x3C:  # "Any other byte: Do nothing with that byte."
+            next_lt = data.find(b"<", position + 1)
+            if next_lt < 0:
+                return None
+            position = next_lt
+            continue
+        start = position
+        if data.startswith(b"<!--", position):
+            # "Advance the position pointer so that it points at the first 0x3E byte which is
+            # preceded by two 0x2D bytes (i.e. at the end of an ASCII '-->' sequence) and comes
+            # after the 0x3C byte that was found. (The two 0x2D bytes can be the same as those
+            # in the '<!--' sequence.)"
+            end = data.find(b"-->", position + 2)
+            if end < 0:
+                return None
+            position = end + 2
+        elif _is_meta_start(data, position):
+            found, position = _prescan_one_meta(data, position)
+            if found is _END:
+                return None
+            if found is not None:
+                assert isinstance(found, PrescanResult)
+                return found
+        elif _is_letter(data, position + 1) or (
+            position + 1 < n and data[position + 1] == 0x2F and _is_letter(data, position + 2)
+        ):
+            # "A sequence of bytes starting with a 0x3C byte (<), optionally a 0x2F byte (/),
+            # and finally a byte in the range 0x41-0x5A or 0x61-0x7A (an ASCII letter)":
+            # 1. "Advance the position pointer so that it points at the next 0x09, 0x0A, 0x0C,
+            # 0x0D, 0x20, or 0x3E byte."
+            while position < n and data[position] not in _SPACE_OR_GT:
+                position += 1
+            if position >= n:
+                return None
+            # 2. "Repeatedly get an attribute until no further attributes can be found, then
+            # jump to the step below labeled next byte."
+            try:
+                while (attribute := _get_an_attribute(data, position)) is not None:
+                    position = attribute[2]
+                position = _skip_space_or_slash(data, position)
+            except _End:
+                return None
+        elif data.startswith((b"<!", b"</", b"<?"), position):
+            # "Advance the position pointer so that it points at the first 0x3E byte which comes
+            # after the 0x3C byte that was found."
+            end = data.find(b">", position + 1)
+            if end < 0:
+                return None
+            position = end
+        # "Next byte: Move position so it points at the next byte in the input byte stream."
+        position = max(position, start) + 1
+    return None
+
+
+def _is_letter(data: bytes, position: int) -> bool:
+    return position < len(data) and (0x41 <= data[position] <= 0x5A or 0x61 <= data[position] <= 0x7A)
+
+
+def _skip_space_or_slash(data: bytes, position: int) -> int:
+    while position < len(data) and data[position] in _SPACE_OR_SLASH:
+        position += 1
+    return position
+
+
+_END = object()
+
+
+def _prescan_one_meta(data: bytes, position: int) -> tuple[PrescanResult | None | object, int]:
+    """The ``<meta`` branch of the prescan loop: (result, None to go on, or _END; position)."""
+    start = position
+    # 1. "Advance the position pointer so that it points at the next byte after the 0x09, 0x0A,
+    # 0x0C, 0x0D, 0x20, or 0x2F byte (the one in sequence of characters matched above)."
+    position += 6
+    # 2-5. attribute list, got pragma, need pragma, charset.
+    attribute_list: set[str] = set()
+    got_pragma = False
+    need_pragma: bool | None = None
+    charset: str | None = None
+    charset_label: str | None = None
+    kind = "meta-charset"
+    try:
+        # 6. "Attributes: Get an attribute and its value. If no attribute was sniffed, then jump
+        # to the processing step below."
+        while (attribute := _get_an_attribute(data, position)) is not None:
+            name, value, position = attribute
+            # 7. "If the attribute's name is already in attribute list, then return to the step
+            # labeled attributes." 8. "Add the attribute's name to attribute list."
+            if name in attribute_list:
+                continue
+            attribute_list.add(name)
+            # 9. "Run the appropriate step from the following list, if one applies:"
+            if name == "http-equiv":
+                # "If the attribute's value is "content-type", then set got pragma to true."
+                if value == "content-type":
+                    got_pragma = True
+            elif name == "content":
+                # "Apply the algorithm for extracting a character encoding from a meta element,
+                # giving the attribute's value as the string to parse. If a character encoding is
+                # returned, and if charset is still set to null, let charset be the encoding
+                # returned, and set need pragma to true."
+                encoding, label = extract_encoding_from_meta(value)
+                if encoding is not None and charset is None:
+                    charset, charset_label, need_pragma = encoding, label, True
+                    kind = "meta-http-equiv"
+            elif name == "charset":
+                # "Let charset be the result of getting an encoding from the attribute's value,
+                # and set need pragma to false."
+                charset, charset_label, need_pragma = get_an_encoding(value), value, False
+                kind = "meta-charset"
+    except _End:
+        return _END, position
+    # The attributes ran to the ">" (get an attribute skipped spaces and slashes up to it).
+    position = _skip_space_or_slash(data, position)
+    # 11. "Processing: If need pragma is null, then jump to the step below labeled next byte."
+    # 12. "If need pragma is true but got pragma is false, then jump to ... next byte."
+    # 13. "If charset is failure, then jump to the step below labeled next byte."
+    if need_pragma is None or (need_pragma and not got_pragma) or charset is None:
+        return None, position
+    # 14. "If charset is UTF-16BE/LE, then set charset to UTF-8."
+    if charset in ("UTF-16BE", "UTF-16LE"):
+        charset = "UTF-8"
+    # 15. "If charset is x-user-defined, then set charset to windows-1252."
+    if charset == "x-user-defined":
+        charset = "windows-1252"
+    # 16. "Abort the prescan a byte stream to determine its encoding algorithm, returning the
+    # encoding given by charset."
+    assert charset_label is not None
+    return PrescanResult(charset, charset_label, kind, start), position
+
+
+def get_an_xml_encoding(data: bytes) -> tuple[str | None, str | None]:
+    """The HTML Standard's *get an XML encoding* on the first bytes: (encoding, label as written).
+
+    https://html.spec.whatwg.org/commit-snapshots/e2f08b4e56d9a098038fb16c7ff6bb820a57cfab/#concept-get-xml-encoding-when-sniffing
+
+    >>> get_an_xml_encoding(b'<?xml version="1.0" encoding = "EUC-JP"?><x/>')
+    ('EUC-JP', 'EUC-JP')
+    >>> get_an_xml_encoding(b'<?xml version="1.0" encoding="utf-16"?>')
+    ('UTF-8', 'utf-16')
+    >>> get_an_xml_encoding(b' <?xml encoding="koi8-r"?>')
+    (None, None)
+    """
+    # 1. "If input does not start with `<?xml`, then return failure."
+    if not data.startswith(b"<?xml"):
+        return None, None
+    # 2. "Let xmlDeclarationEnd be the index of the first byte in input that is 0x3E (>).
+    # If there is no such byte, then return failure."
+    end = data.find(b">")
+    if end < 0:
+        return None, None
+    # 3. "Let encodingPosition be the position of the first occurrence of `encoding` in input
+    # before xmlDeclarationEnd. If there is no such occurrence, then return failure."
+    position = data.find(b"encoding", 0, end)
+    if position < 0:
+        return None, None
+    position += 8
+    # "While the byte at encodingPosition is less than or equal to 0x20, advance encodingPosition."
+    while position < end and data[position] <= 0x20:
+        position += 1
+    # "If the byte at encodingPosition is not 0x3D (=), then return failure."
+    if position >= end or data[position] != 0x3D:
+        return None, None
+    position += 1
+    while position < end and data[position] <= 0x20:
+        position += 1
+    # "Let quoteMark be the byte at encodingPosition. If quoteMark is not either 0x22 (") or
+    # 0x27 ('), then return failure."
+    if position >= end or data[position] not in (0x22, 0x27):
+        return None, None
+    quote = data[position]
+    position += 1
+    # "Let encodingEndPosition be the index of the next occurrence of quoteMark in input starting
+    # from encodingPosition. If quoteMark does not occur, then return failure."
+    close = data.find(bytes((quote,)), position, end)
+    if close < 0:
+        return None, None
+    potential = data[position:close]
+    label = potential.decode("latin-1")
+    # "If potentialEncoding contains one or more bytes whose byte value is 0x20 or below, then
+    # return failure."
+    if any(byte <= 0x20 for byte in potential):
+        return None, label
+    # "Let encoding be the result of getting an encoding given potentialEncoding isomorphic
+    # decoded. If the encoding is UTF-16BE/LE, then change it to UTF-8."
+    encoding = get_an_encoding(label)
+    if encoding in ("UTF-16BE", "UTF-16LE"):
+        encoding = "UTF-8"
+    return encoding, label
+
+
+def prescan_byte_stream(body: bytes, limit: int = PRESCAN_BYTES) -> PrescanResult | None:
+    """Implements *prescan a byte stream to determine its encoding* on ``body[:limit]``.
+
+    https://html.spec.whatwg.org/commit-snapshots/e2f08b4e56d9a098038fb16c7ff6bb820a57cfab/#prescan-a-byte-stream-to-determine-its-encoding
+
+    >>> prescan_byte_stream(b'<!-- <meta charset=x> --><meta content="text/html; charset=koi8-r" http-equiv=Content-Type>').encoding
+    'KOI8-R'
+    >>> prescan_byte_stream(b'<meta content="text/html; charset=koi8-r">') is None   # no pragma
+    True
+    >>> prescan_byte_stream(b'<?xml version="1.0" encoding="big5"?><rss/>').kind
+    'xml-declaration'
+    """
+    data = body[:limit]
+    try:
+        # 1-3: "Let fallback utf-16 encoding be false ... Prescan for UTF-16 XML declarations:
+        # If position points to: 0x3C 0x0 0x3F 0x0 0x78 0x0 (case-sensitive UTF-16 little-endian
+        # '<?x'): set fallback utf-16 encoding to UTF-16LE; 0x0 0x3C 0x0 0x3F 0x0 0x78: UTF-16BE."
+        fallback_utf16: str | None = None
+        if data.startswith(b"<\x00?\x00x\x00"):
+            fallback_utf16 = "UTF-16LE"
+        elif data.startswith(b"\x00<\x00?\x00x"):
+            fallback_utf16 = "UTF-16BE"
+        # 4-5: the loop over bytes (meta, comments, other tags).
+        found = _prescan_meta(data)
+        if found is not None:
+            return found
+        # 6: "If fallback utf-16 encoding is not false, then return fallback utf-16 encoding."
+        if fallback_utf16 is not None:
+            return PrescanResult(fallback_utf16, fallback_utf16, "xml-utf16", 0)
+        # 7: "Otherwise, return the result of getting an XML encoding given input."
+        encoding, label = get_an_xml_encoding(data)
+        if encoding is not None and label is not None:
+            return PrescanResult(encoding, label, "xml-declaration", 0)
+        return None
+    except Exception:  # defensive: a prescan of bytes from the wild never raises
+        return None

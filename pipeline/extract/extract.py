@@ -1,0 +1,126 @@
+"""The extraction step: one parse, every field (metadata, links, main text, language).
+
+Order matters: metadata and links read the tree as parsed, then the main-text extractor
+prunes and marks the same tree (it is the only mutating reader).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pipeline.encoding.lookup import get_an_encoding
+from pipeline.extract.fields import Extracted, Link
+from pipeline.extract.lang import choose_language, detect_language
+from pipeline.extract.links import extract_links
+from pipeline.extract.main_text import extract_main_text
+from pipeline.extract.meta import Metadata, extract_metadata
+from pipeline.extract.options import ExtractOptions
+from pipeline.extract.tree import parse_document, scan
+from pipeline.extract.urls import parse_url
+
+_DEFAULT_OPTIONS = ExtractOptions()
+#: The fallback runs only on pages with this many times ``fallback_min_chars`` of text.
+FALLBACK_RATIO = 4
+#: Main texts shorter than this are not enough to detect a language: use the visible text.
+MIN_TEXT_FOR_LANGUAGE = 200
+
+
+def _failure(part: str, exc: Exception) -> str:
+    return f"{part}: {type(exc).__name__}: {exc}"
+
+
+def extract(
+    text: str, url: str | None, encoding: str, options: ExtractOptions = _DEFAULT_OPTIONS
+) -> Extracted:
+    """Extract every field of a decoded HTML document.
+
+    ``text`` is the decoded document, ``url`` the record URL (the fallback base URL;
+    None when unknown), ``encoding`` the WHATWG name (or label) of the encoding it was
+    decoded with — link queries are percent-encoded in it, as browsers do.
+
+    Never raises on any input text: malformed HTML is parsed as a browser would, bad URLs
+    are counted in ``bad_urls``, and if a part fails internally (a bug) the other parts
+    are still returned and the failure is listed in ``Extracted.errors`` for the caller
+    to record as an ``extract`` RecordError. It raises only for programming errors in
+    its arguments (``text`` not a ``str``, ``options`` not an :class:`ExtractOptions`).
+
+    >>> e = extract("<title>T</title><a href='/x?q=\\u00e9'>x</a>", "http://a.example/", "windows-1252")
+    >>> e.title, e.links[0].url, e.links[0].internal
+    ('T', 'http://a.example/x?q=%E9', True)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    if not isinstance(options, ExtractOptions):
+        raise TypeError(f"options must be ExtractOptions, not {type(options).__name__}")
+    errors: list[str] = []
+    doc_encoding = get_an_encoding(encoding) or "UTF-8"
+    page_url = parse_url(url)
+    tree = parse_document(text)
+    found = scan(tree)
+
+    meta = Metadata(None, None, {}, None, page_url, None, None)
+    try:
+        meta = extract_metadata(found, page_url, doc_encoding)
+    except Exception as exc:  # a bug must not cost the record its other fields
+        errors.append(_failure("metadata", exc))
+
+    links: tuple[Link, ...] = ()
+    bad_urls = 0
+    try:
+        links, bad_urls = extract_links(found, meta.base_url, page_url, doc_encoding)
+    except Exception as exc:
+        errors.append(_failure("links", exc))
+
+    main_text, visible = "", ""
+    try:
+        main_text, visible = extract_main_text(tree, options, found["invisible"])
+        if (
+            options.prune_patterns
+            and len(main_text) < options.fallback_min_chars
+            and len(visible) >= FALLBACK_RATIO * options.fallback_min_chars
+        ):
+            # The tree is pruned and marked: score a fresh parse without the patterns.
+            retry = replace(options, prune_patterns=False)
+            second, _ = extract_main_text(parse_document(text), retry)
+            if len(second) > len(main_text):
+                main_text = second
+    except Exception as exc:
+        errors.append(_failure("main-text", exc))
+
+    lang, lang_detected = None, None
+    try:
+        detected = None
+        if options.detect_language:
+            sample = main_text if len(main_text) >= MIN_TEXT_FOR_LANGUAGE else visible
+            detected = detect_language(sample)
+        lang, lang_detected = choose_language(meta.html_lang, detected)
+    except Exception as exc:
+        errors.append(_failure("language", exc))
+
+    social = meta.social
+    return Extracted(
+        title=meta.title,
+        description=meta.description,
+        og_title=social.get("og:title"),
+        og_description=social.get("og:description"),
+        og_image=social.get("og:image"),
+        og_url=social.get("og:url"),
+        og_type=social.get("og:type"),
+        og_site_name=social.get("og:site_name"),
+        og_locale=social.get("og:locale"),
+        twitter_card=social.get("twitter:card"),
+        twitter_title=social.get("twitter:title"),
+        twitter_description=social.get("twitter:description"),
+        twitter_image=social.get("twitter:image"),
+        canonical_url=meta.canonical_url,
+        base_url=meta.base_url,
+        html_lang=meta.html_lang,
+        lang=lang,
+        lang_detected=lang_detected,
+        main_text=main_text,
+        text_length=len(visible),
+        links=links,
+        bad_urls=bad_urls,
+        base_href=meta.base_href,
+        errors=tuple(errors),
+    )

@@ -1,0 +1,67 @@
+"""The links of a document: every ``a[href]`` and ``area[href]``, and
+``link[rel~=canonical|alternate|next|prev]``, resolved per the WHATWG URL Standard.
+
+https://html.spec.whatwg.org/multipage/links.html#following-hyperlinks-2 (URLs are
+*encoding-parsed* against the document base URL with the document's encoding)
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborNode
+
+from pipeline.extract.domains import registered_domain, url_host
+from pipeline.extract.fields import Link
+from pipeline.extract.tree import rel_keywords
+from pipeline.extract.urls import resolve_url_and_host
+
+#: ``link`` elements kept (by rel keyword).
+LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
+
+
+def extract_links(
+    found: dict[str, list[LexborNode]], base_url: str | None, page_url: str | None, encoding: str
+) -> tuple[tuple[Link, ...], int]:
+    """Every link of the document, in tree order, and the count of hrefs that failed.
+
+    ``found`` is :func:`pipeline.extract.tree.scan`'s result (its ``"links"`` list holds
+    the ``a``, ``area`` and ``link`` elements in tree order). ``internal`` is whether the
+    target's registered domain equals the page's (None when either has no registered
+    domain, e.g. ``mailto:`` or a page without URL).
+    """
+    page_domain = registered_domain(url_host(page_url)) if page_url else None
+    seen: dict[str, tuple[str | None, bool | None]] = {}
+    links: list[Link] = []
+    bad = 0
+    for node in found["links"]:
+        attrs = node.attributes
+        href = attrs.get("href")
+        if href is None:
+            continue
+        tag = node.tag or ""
+        rel = attrs.get("rel")
+        keywords = rel_keywords(rel) if rel else []
+        if tag == "link":
+            if not LINK_RELS.intersection(keywords):
+                continue
+            text = ""
+        elif tag == "area":
+            text = " ".join((attrs.get("alt") or "").split())
+        else:
+            # Anchor text: every run of whitespace (Unicode's, NBSP included) becomes one space.
+            text = " ".join(node.text().split())
+        known = seen.get(href)
+        if known is None:
+            parsed = resolve_url_and_host(href, base_url, encoding)
+            target = internal = None
+            if parsed is not None:
+                target, host = parsed
+                if page_domain is not None:
+                    domain = registered_domain(host)
+                    internal = None if domain is None else domain == page_domain
+            known = seen[href] = (target, internal)
+        target, internal = known
+        if target is None:
+            bad += 1
+            continue
+        links.append(Link(target, text, rel, tag, "href", internal, "nofollow" in keywords))
+    return tuple(links), bad

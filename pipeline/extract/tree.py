@@ -1,0 +1,146 @@
+"""Parse a decoded document once (Lexbor via selectolax) and the small text helpers every
+extractor shares.
+
+Lexbor implements the HTML Standard's tree construction (§13.2.6), so the tree is the
+one a browser builds: misnested and unclosed tags, raw ``<`` in text and unterminated
+``<script>`` all come out in linear time.
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+#: ASCII whitespace per the Infra Standard: TAB, LF, FF, CR, SPACE (not NBSP).
+ASCII_WHITESPACE = "\t\n\x0c\r "
+_SPLIT = str.maketrans({c: " " for c in ASCII_WHITESPACE})
+_TO_SPACE = str.maketrans({"\t": " ", "\n": " ", "\x0c": " ", "\r": " "})
+
+
+def rel_keywords(rel: str | None) -> list[str]:
+    """A ``rel`` value split on ASCII whitespace, ASCII-lowercased (keywords are
+    ASCII case-insensitive).
+
+    >>> rel_keywords(" NoFollow\\tnoopener ")
+    ['nofollow', 'noopener']
+    """
+    if not rel:
+        return []
+    return [k.lower() if k.isascii() else k for k in rel.translate(_SPLIT).split(" ") if k]
+
+
+
+def parse_document(text: str) -> LexborHTMLParser:
+    """Parse ``text`` as an HTML document (never raises on any ``str``).
+
+    Lone surrogates cannot be encoded for the parser; they are passed as the bytes
+    ``surrogatepass`` gives, which Lexbor decodes to U+FFFD like any invalid UTF-8.
+
+    >>> parse_document("<title>a</title><p>b").body.text()
+    'b'
+    """
+    try:
+        return LexborHTMLParser(text)
+    except UnicodeEncodeError:
+        return LexborHTMLParser(text.encode("utf-8", "surrogatepass"))
+
+
+def strip_and_collapse(value: str) -> str:
+    """Infra Standard *strip and collapse ASCII whitespace*.
+
+    "replace any sequence of one or more consecutive code points that are ASCII
+    whitespace in the string with a single U+0020 SPACE code point, and then remove
+    any leading and trailing ASCII whitespace from that string."
+
+    >>> strip_and_collapse("\\t a \\n\\n b\\u00a0 ")
+    'a b\\xa0'
+    """
+    return " ".join(part for part in value.translate(_TO_SPACE).split(" ") if part)
+
+
+def strip_ascii(value: str | None) -> str | None:
+    """Strip leading and trailing ASCII whitespace; None for a missing or empty value.
+
+    >>> strip_ascii("  x \\n"), strip_ascii(" "), strip_ascii(None)
+    ('x', None, None)
+    """
+    if value is None:
+        return None
+    value = value.strip(ASCII_WHITESPACE)
+    return value or None
+
+
+def is_html_element(node: LexborNode) -> bool:
+    """Whether the element ``node`` is in the HTML namespace (not SVG or MathML).
+
+    selectolax does not expose namespaces, so this follows the tree builder: inside
+    ``svg``/``math`` a start tag makes a foreign element, except directly under an HTML
+    integration point (SVG ``foreignObject``, ``desc``, ``title``) or a MathML text
+    integration point (``mi``, ``mo``, ``mn``, ``ms``, ``mtext``), where "the rules for
+    parsing tokens in foreign content" hand it to the HTML insertion mode (HTML Standard
+    §13.2.6.5). An element named ``title`` above another element can only be SVG's
+    (an HTML ``title`` holds text only).
+
+    >>> tree = parse_document("<svg><title>s</title><desc><title>h</title></desc></svg>")
+    >>> [is_html_element(t) for t in tree.css("title")]
+    [False, True]
+    """
+    parent = node.parent
+    while parent is not None:
+        tag = parent.tag
+        if tag in _INTEGRATION_POINTS:
+            return True
+        if tag in ("svg", "math"):
+            return False
+        if tag in ("body", "head", "html"):
+            return True
+        parent = parent.parent
+    return True
+
+
+_INTEGRATION_POINTS = frozenset(
+    {"foreignObject", "foreignobject", "desc", "title", "mi", "mo", "mn", "ms", "mtext"}
+)
+
+
+#: Tags the one shared scan collects: what metadata, links and main text need from the
+#: untouched tree. One selector list is one walk of the tree in C (each walk costs about
+#: as much as parsing 15 KB), so every extractor shares this walk.
+SCAN_TAGS = (
+    "html", "title", "base", "meta", "link", "a", "area",
+    # never rendered as text: removed before the main text is measured
+    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
+    "canvas", "select", "textarea", "button", "input", "video", "audio", "map", "datalist",
+    "dialog",
+)
+_SCAN_SELECTOR = ", ".join(SCAN_TAGS)
+
+
+def scan(tree: LexborHTMLParser) -> dict[str, list[LexborNode]]:
+    """The elements of ``SCAN_TAGS`` in tree order, grouped by tag name, plus ``"links"``
+    (the ``a``, ``area`` and ``link`` elements) and ``"invisible"`` (the never-rendered
+    ones, from ``script`` on), each in tree order.
+
+    >>> found = scan(parse_document("<title>t</title><a href=x>1</a><a>2</a>"))
+    >>> [n.text() for n in found["a"]], len(found["title"])
+    (['1', '2'], 1)
+    """
+    found: dict[str, list[LexborNode]] = {tag: [] for tag in SCAN_TAGS}
+    links: list[LexborNode] = []
+    invisible: list[LexborNode] = []
+    for node in tree.css(_SCAN_SELECTOR):
+        tag = node.tag or ""
+        bucket = found.get(tag)
+        if bucket is not None:
+            bucket.append(node)
+            if tag in _LINK_TAGS:
+                links.append(node)
+            elif tag in _INVISIBLE:
+                invisible.append(node)
+    found["links"] = links
+    found["invisible"] = invisible
+    return found
+
+
+_LINK_TAGS = frozenset({"a", "area", "link"})
+#: The never-rendered tags of the scan (``main_text`` removes these elements).
+_INVISIBLE = frozenset(SCAN_TAGS[7:])

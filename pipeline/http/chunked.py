@@ -1,0 +1,91 @@
+"""Remove the chunked transfer coding (RFC 9112 §7.1), falling back to the stored bytes when
+the body is not actually chunked.
+
+Archives often keep ``Transfer-Encoding: chunked`` in the header of a body they stored
+already de-chunked (pywb's iana.org crawl: 134 such responses; Common Crawl renames the
+header instead). A reader that trusts the header fails those records (FastWARC stops the
+whole file); here the framing is checked first:
+
+- the first chunk-size line is not hex, or the first chunk is not followed by CRLF →
+  ``"not-chunked"``: the body is returned unchanged;
+- the data ends before the last-chunk → ``"truncated"``: the chunks read so far;
+- a later chunk-size line is bad → ``"bad-framing"``: the chunks read so far plus the rest
+  of the bytes unchanged (nothing is dropped);
+- otherwise ``"ok"``. Chunk extensions (``;name=value``) and trailer fields are ignored.
+
+DEVIATION: a bare LF is accepted where RFC 9112 wants CRLF, as for header lines.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+ChunkedStatus = Literal["ok", "not-chunked", "truncated", "bad-framing"]
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+MAX_SIZE_DIGITS = 16  # a chunk size over 2**64 is not a chunk size
+
+
+def _chunk_size(line: bytes) -> int | None:
+    # chunk = chunk-size [ chunk-ext ] CRLF; chunk-ext = *( BWS ";" BWS ext-name ... )
+    size = line.split(b";", 1)[0].strip(b" \t\r")
+    if not size or len(size) > MAX_SIZE_DIGITS or not _HEX.issuperset(size):
+        return None
+    return int(size, 16)
+
+
+def dechunk(data: bytes) -> tuple[bytes, ChunkedStatus]:
+    """Implements RFC 9112 §7.1.3's *decoding chunked* over a stored body.
+
+    >>> dechunk(b"4;ext=1\\r\\nWiki\\r\\n5\\r\\npedia\\r\\n0\\r\\nExpires: x\\r\\n\\r\\n")
+    (b'Wikipedia', 'ok')
+    >>> dechunk(b"<!doctype html>")
+    (b'<!doctype html>', 'not-chunked')
+    >>> dechunk(b"4\\r\\nWiki\\r\\n5\\r\\nped")
+    (b'Wikiped', 'truncated')
+    """
+    out: list[bytes] = []
+    pos = 0
+    n = len(data)
+    while True:
+        eol = data.find(b"\n", pos)
+        if eol < 0:
+            if not out and pos == 0:
+                return data, "not-chunked"
+            return b"".join(out), "truncated"
+        size = _chunk_size(data[pos:eol])
+        if size is None:
+            if not out and pos == 0:
+                return data, "not-chunked"
+            return b"".join(out) + data[pos:], "bad-framing"
+        start = eol + 1
+        if size == 0:
+            # last-chunk, then trailer-section and the final CRLF: nothing more to keep.
+            return b"".join(out), "ok"
+        chunk = data[start : start + size]
+        if len(chunk) < size:
+            if not out and (start + size - n) > 0 and _not_chunked_guess(data, size):
+                return data, "not-chunked"
+            out.append(chunk)
+            return b"".join(out), "truncated"
+        pos = start + size
+        # Each chunk's data is followed by CRLF; its absence after the first chunk means the
+        # size line was not a size line (a stored de-chunked body that starts with hex).
+        if data.startswith(b"\r\n", pos):
+            pos += 2
+        elif data.startswith(b"\n", pos):
+            pos += 1
+        elif pos < n:
+            if not out:
+                return data, "not-chunked"
+            out.append(chunk)
+            return b"".join(out) + data[pos:], "bad-framing"
+        out.append(chunk)
+        if pos >= n:
+            return b"".join(out), "truncated"
+
+
+def _not_chunked_guess(data: bytes, size: int) -> bool:
+    """A first "chunk" larger than the whole body whose size line is short text-like: more
+    likely a de-chunked body starting with a hex-looking word (e.g. "cafe\\n") than a cut."""
+    first = data.split(b"\n", 1)[0].strip()
+    return size > 16 * max(len(data), 1) and not first.isdigit()

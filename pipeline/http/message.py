@@ -1,0 +1,108 @@
+"""Split a stored HTTP response into status line, header fields and body, as raw bytes.
+
+Implements the response side of RFC 9112 §2.1 (*message format*: start-line, field lines,
+an empty line, the body) with the leniencies archived responses need:
+
+- DEVIATION: a bare LF ends a line, not only CRLF — ClueWeb09 (Nutch) stores headers with
+  LF only, and RFC 9112 §2.2 itself allows a recipient to accept a bare LF. Extra CRs
+  before the LF are dropped too (pywb's missing-status-text.warc ends lines with CR CR LF).
+- Obsolete line folding (a field line starting with SP/HTAB) is joined to the previous
+  value with one SP, as RFC 9112 §5.2 asks of a recipient that accepts it.
+- DEVIATION: a field line without a colon is dropped and noted ("header-line-without-colon")
+  rather than failing the message — a server bug must not lose the page.
+- A status line with no reason phrase ("HTTP/1.1 200") is fine (RFC 9112 §4: the reason
+  phrase may be empty).
+
+Names and values stay bytes (Fetch: header values are byte sequences); callers decode them
+isomorphically (one byte = one code point, ``latin-1``) only where a string is needed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# "HTTP/" DIGIT "." DIGIT SP 3DIGIT (RFC 9112 §4); tolerate HTTP/1, HTTP/2 and extra spaces.
+_STATUS_LINE = re.compile(rb"HTTP/[0-9](?:\.[0-9])?[ \t]+([0-9]{3})(?:[ \t]|\r?$)")
+_HEAD_END = re.compile(rb"\n\r*\n")  # an empty line: LF, any CRs, LF
+MAX_HEAD = 1 << 20  # a header block longer than this is not a header block
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseHead:
+    """The parsed head of a stored response; ``body_start`` indexes the block."""
+
+    status: int | None
+    status_line: bytes | None
+    headers: tuple[tuple[bytes, bytes], ...]
+    body_start: int
+    notes: tuple[str, ...]
+
+
+def parse_head(block: bytes) -> ResponseHead | None:
+    """The status line and header fields at the start of ``block``; None when the block does
+    not start with an HTTP status line.
+
+    >>> h = parse_head(b"HTTP/1.1 404\\r\\nServer: x\\r\\n\\r\\nbody")
+    >>> h.status, h.status_line, h.headers, h.body_start
+    (404, b'HTTP/1.1 404', ((b'Server', b'x'),), 27)
+    >>> parse_head(b"HTTP/1.1 404\\nContent-Type: text/html\\n folded\\n\\nbody").headers
+    ((b'Content-Type', b'text/html folded'),)
+    >>> parse_head(b"<html>") is None
+    True
+    """
+    first_end = block.find(b"\n", 0, MAX_HEAD)
+    first = block[: first_end if first_end >= 0 else len(block)].rstrip(b"\r")
+    m = _STATUS_LINE.match(first)
+    if m is None:
+        return None
+    status = int(m.group(1))
+    notes: list[str] = []
+    if first_end < 0:
+        return ResponseHead(status, first, (), len(block), ("no-header-end",))
+    end = _HEAD_END.search(block, first_end, MAX_HEAD + first_end)
+    if end is None:
+        # The block ends inside the header section: keep what is there, no body.
+        head, body_start = block[first_end + 1 :], len(block)
+        notes.append("no-header-end")
+    else:
+        head, body_start = block[first_end + 1 : end.start() + 1], end.end()
+    if b"\r\n" not in block[:body_start]:
+        notes.append("lf-only-header-lines")
+    headers: list[list[bytes]] = []
+    for line in head.split(b"\n"):
+        line = line.rstrip(b"\r")
+        if not line:
+            continue
+        if line[:1] in (b" ", b"\t"):
+            # RFC 9112 §5.2: "replace each received obs-fold with one or more SP octets".
+            if headers:
+                headers[-1][1] = headers[-1][1] + b" " + line.strip(b" \t")
+            continue
+        name, sep, value = line.partition(b":")
+        if not sep:
+            notes.append("header-line-without-colon")
+            continue
+        headers.append([name.rstrip(b" \t"), value.strip(b" \t")])
+    return ResponseHead(status, first, tuple((n, v) for n, v in headers), body_start,
+                        tuple(dict.fromkeys(notes)))
+
+
+def get_all(headers: tuple[tuple[bytes, bytes], ...], name: bytes) -> list[bytes]:
+    """Every value of the header ``name`` (ASCII case-insensitive), in order.
+
+    >>> get_all(((b"Vary", b"a"), (b"vary", b"b")), b"VARY")
+    [b'a', b'b']
+    """
+    lname = name.lower()
+    return [v for n, v in headers if n.lower() == lname]
+
+
+def get_combined(headers: tuple[tuple[bytes, bytes], ...], name: bytes) -> bytes | None:
+    """Fetch's *get* a header: all values joined with ``", "``; None when absent.
+
+    >>> get_combined(((b"Content-Type", b"text/html"), (b"content-type", b"text/plain")), b"content-type")
+    b'text/html, text/plain'
+    """
+    values = get_all(headers, name)
+    return b", ".join(values) if values else None

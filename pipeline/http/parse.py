@@ -1,0 +1,148 @@
+"""``parse_response``: a :class:`RawRecord` → an :class:`HttpResponse` (or a ``RecordError``).
+
+Order of work, as a browser's network stack does it (Fetch, *HTTP-network fetch*): parse
+the status line and header fields; remove the transfer coding (chunked); check the body
+against the HTTP ``Content-Length``; remove content codings with a size cap; compute the
+MIME type (header essence, else sniffed).
+
+``content_truncated`` says why a body is incomplete, first reason wins:
+
+==============================  ======================================================
+``warc-truncated:<reason>``     the crawler wrote ``WARC-Truncated`` (length, time, ...)
+``length`` / ``gzip``           the stored block is shorter than its WARC Content-Length
+                                (``gzip``: because its gzip member is cut off)
+``framing`` / ``cap``           the block's framing is off / it was over the reader's cap
+``chunked``                     the chunked body ends before its last chunk
+``http-content-length``         the body is shorter than the HTTP ``Content-Length``
+``content-encoding``            the compressed stream ends early
+==============================  ======================================================
+"""
+
+from __future__ import annotations
+
+from pipeline.errors import RecordError
+from pipeline.http.chunked import dechunk
+from pipeline.http.coding import CodingError, decode_content, split_codings
+from pipeline.http.message import get_combined, parse_head
+from pipeline.http.mime_sniff import computed_mime_type
+from pipeline.http.response import HttpResponse
+from pipeline.sources.record import RawRecord
+
+DEFAULT_MAX_DECOMPRESSED = 64 * 2**20
+
+
+def _latin1(value: bytes | None) -> str | None:
+    # Isomorphic decode (Infra): each byte becomes the code point of the same value.
+    return None if value is None else value.decode("latin-1")
+
+
+def _error(raw: RawRecord, error_type: str, message: str) -> RecordError:
+    return RecordError(stage="http", error_type=error_type, message=message,
+                       warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
+                       record_id=raw.record_id)
+
+
+def parse_response(raw: RawRecord, *, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+                   ) -> HttpResponse | RecordError:
+    """Parse one stored response into an :class:`HttpResponse`; never raises on bad bytes.
+
+    ``resource`` records (and WARC responses that are not ``application/http``) have no HTTP
+    head: their MIME type comes from the WARC Content-Type. Parquet rows bring status and
+    headers separately (``raw.http_headers``). Errors (stage ``http``):
+    ``http-malformed-status-line``, ``http-content-encoding-failed``,
+    ``http-content-encoding-unsupported``, ``http-decompressed-too-large``.
+    """
+    try:
+        return _parse(raw, max_decompressed)
+    except Exception as exc:  # noqa: BLE001 - last line of defence: bad bytes never raise
+        return _error(raw, "http-parse-failed", f"{type(exc).__name__}: {exc}")
+
+
+def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
+    notes: list[str] = []
+    status_line: bytes | None = None
+    if raw.http_headers is not None:
+        status, headers, body = raw.http_status, raw.http_headers, raw.http_block
+        content_type = _latin1(get_combined(headers, b"content-type"))
+    elif raw.record_type == "response" and _is_http_block(raw):
+        head = parse_head(raw.http_block)
+        if head is None:
+            return _error(raw, "http-malformed-status-line",
+                          f"block does not start with an HTTP status line: {raw.http_block[:60]!r}")
+        status, headers, status_line = head.status, head.headers, head.status_line
+        body = raw.http_block[head.body_start :]
+        notes.extend(head.notes)
+        content_type = _latin1(get_combined(headers, b"content-type"))
+    else:
+        status, headers, body = None, (), raw.http_block
+        content_type = raw.warc_content_type
+
+    truncated: list[str] = []
+    if raw.warc_truncated:
+        truncated.append(f"warc-truncated:{raw.warc_truncated.strip().lower()}")
+    if raw.block_truncated:
+        truncated.append(raw.block_truncation or "length")
+
+    removed: list[str] = []
+    te = _latin1(get_combined(headers, b"transfer-encoding"))
+    # RFC 9112 §6.1: chunked, when present, is the final transfer coding.
+    chunked = te is not None and split_codings(te)[-1:] == ["chunked"]
+    if chunked:
+        body, state = dechunk(body)
+        if state == "not-chunked":
+            notes.append("chunked-not-framed")  # stored de-chunked under a chunked header
+        else:
+            removed.append("chunked")
+            if state == "truncated":
+                truncated.append("chunked")
+            elif state == "bad-framing":
+                notes.append("chunked-bad-framing")
+    else:
+        declared = get_combined(headers, b"content-length")
+        if declared is not None:
+            first = declared.split(b",")[0].strip()
+            if first.isdigit() and len(body) < int(first):
+                truncated.append("http-content-length")
+
+    ce = _latin1(get_combined(headers, b"content-encoding"))
+    if ce is not None and split_codings(ce):
+        try:
+            decoded = decode_content(body, ce, cap=cap)
+        except CodingError as exc:
+            return _error(raw, exc.error_type, str(exc))
+        body = decoded.body
+        removed.extend(decoded.applied)
+        notes.extend(decoded.notes)
+        if decoded.truncated:
+            truncated.append("content-encoding")
+    elif len(body) > cap:
+        return _error(raw, "http-decompressed-too-large", f"body over {cap} bytes")
+
+    nosniff = get_combined(headers, b"x-content-type-options")
+    no_sniff = nosniff is not None and nosniff.split(b",")[0].strip().lower() == b"nosniff"
+    mime_type, sniffed = computed_mime_type(content_type, body, no_sniff=no_sniff)
+    return HttpResponse(
+        status=status,
+        headers=headers,
+        content_type=content_type,
+        mime_type=mime_type,
+        mime_sniffed=sniffed,
+        body=body,
+        content_length=len(body),
+        content_truncated=truncated[0] if truncated else None,
+        status_line=status_line,
+        content_encoding=ce,
+        transfer_encoding=te,
+        codings_removed=tuple(removed),
+        http_notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+def _is_http_block(raw: RawRecord) -> bool:
+    # A WARC response's block is an HTTP message when its Content-Type says
+    # application/http (WARC 1.1 §6.3.2); ARC records carry the payload's type instead, and
+    # some writers omit the header: an http(s) capture is then an HTTP message too.
+    ctype = (raw.warc_content_type or "").lower()
+    if ctype.startswith("application/http"):
+        return True
+    return (raw.url or "").lower().startswith(("http:", "https:")) or raw.http_block.startswith(b"HTTP/")

@@ -1,0 +1,118 @@
+"""Join Common Crawl ``metadata`` records to their ``response`` (via ``WARC-Concurrent-To``).
+
+Common Crawl writes, for each capture, a ``request``, a ``response`` and then a
+``metadata`` record whose ``application/warc-fields`` payload holds the crawler's own
+verdicts::
+
+    fetchTimeMs: 258
+    charset-detected: UTF-8
+    languages-cld2: {"reliable":true,"text-bytes":6513,"languages":[{"code":"an",
+                     "code-iso-639-3":"arg","text-covered":0.97,...}]}
+
+Because the metadata record comes *after* the response, the join holds records back in a
+bounded window: at most ``JOIN_WINDOW`` records and ``JOIN_WINDOW_BYTES`` bytes of blocks.
+A metadata record that arrives after its response has left the window is not joined (the
+response keeps whatever its own headers said). Record order and the one-yield-per-record
+accounting are unchanged: the join only fills ``crawler_charset`` / ``content_languages``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+
+from pipeline.errors import RecordError
+from pipeline.sources.record import RawRecord
+
+# Common Crawl puts request, response, metadata next to each other; 8 leaves room for
+# crawlers that interleave a few captures, and bounds memory with the byte cap below.
+JOIN_WINDOW = 8
+JOIN_WINDOW_BYTES = 64 * 2**20
+
+
+def parse_cc_metadata(block: bytes) -> tuple[str | None, str | None]:
+    """``(charset-detected, languages)`` from a CC metadata payload; languages as Common
+    Crawl's index writes them: ISO 639-3 codes joined by commas, best first.
+
+    >>> parse_cc_metadata(b'charset-detected: UTF-8\\r\\nlanguages-cld2: '
+    ...                   b'{"languages":[{"code":"an","code-iso-639-3":"arg"},'
+    ...                   b'{"code":"es","code-iso-639-3":"spa"}]}\\r\\n')
+    ('UTF-8', 'arg,spa')
+    """
+    charset = languages = None
+    for line in block.split(b"\n"):
+        key, sep, value = line.partition(b":")
+        if not sep:
+            continue
+        key = key.strip().lower()
+        if key == b"charset-detected":
+            charset = value.strip().decode("latin-1") or None
+        elif key == b"languages-cld2":
+            languages = _cld2_codes(value.strip())
+    return charset, languages
+
+
+def _cld2_codes(raw: bytes) -> str | None:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    langs = data.get("languages") if isinstance(data, dict) else None
+    if not isinstance(langs, list):
+        return None
+    codes = []
+    for lang in langs:
+        if isinstance(lang, dict):
+            code = lang.get("code-iso-639-3") or lang.get("code")
+            if isinstance(code, str) and code:
+                codes.append(code)
+    return ",".join(codes) or None
+
+
+def join_metadata(
+    items: Iterable[RawRecord | RecordError],
+) -> Iterator[RawRecord | RecordError]:
+    """Pass ``items`` through, filling each response's ``crawler_charset`` and
+    ``content_languages`` from a later metadata record that names it in
+    ``WARC-Concurrent-To`` (within the window described in the module docstring)."""
+    pending: deque[list[RawRecord | RecordError]] = deque()
+    responses: dict[str, list[RawRecord | RecordError]] = {}
+    held_bytes = 0
+    for item in items:
+        if isinstance(item, RawRecord):
+            if item.record_type == "metadata" and item.concurrent_to:
+                box = responses.get(item.concurrent_to.strip())
+                if box is not None:
+                    charset, languages = parse_cc_metadata(item.http_block)
+                    target = box[0]
+                    assert isinstance(target, RawRecord)
+                    box[0] = replace(
+                        target,
+                        # The response's own WARC-Identified-Content-Charset wins if present.
+                        crawler_charset=target.crawler_charset or charset,
+                        content_languages=target.content_languages or languages,
+                    )
+            box = [item]
+            if item.record_type in ("response", "resource"):
+                responses[item.record_id.strip()] = box
+            held_bytes += len(item.http_block)
+        else:
+            box = [item]
+        pending.append(box)
+        while len(pending) > JOIN_WINDOW or (held_bytes > JOIN_WINDOW_BYTES and pending):
+            out = pending.popleft()[0]
+            held_bytes -= _release(out, responses)
+            yield out
+    while pending:
+        out = pending.popleft()[0]
+        _release(out, responses)
+        yield out
+
+
+def _release(item: RawRecord | RecordError, responses: dict[str, list]) -> int:
+    if isinstance(item, RawRecord):
+        responses.pop(item.record_id.strip(), None)
+        return len(item.http_block)
+    return 0

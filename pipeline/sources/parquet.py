@@ -1,0 +1,138 @@
+"""Read Parquet tables of raw HTTP responses into :class:`RawRecord` values, streaming.
+
+The documented schema (one row per response; names can be remapped with ``columns``, e.g.
+``{"url": "target_uri", "body": "payload"}``):
+
+==============  =======================================  =====================================
+column          type                                     meaning
+==============  =======================================  =====================================
+``url``         string (required)                        the target URI
+``body``        binary (required)                        the payload as received (content
+                                                         codings, if any, still applied)
+``fetch_time``  string (ISO 8601) or timestamp           when it was fetched
+``status``      integer                                  the HTTP status code
+``headers``     binary or string: the raw header block   the HTTP response header fields
+                (with or without the status line); or
+                map<string, string|binary>; or
+                list<struct<name, value>>
+``record_id``   string                                   a stable id (default: derived from
+                                                         the file name and row number)
+==============  =======================================  =====================================
+
+Rows are read in batches of ``BATCH_ROWS`` (memory is bounded by one batch). The locator of
+a row is ``warc_filename`` = the Parquet file, ``warc_record_offset`` = the row number and
+``warc_record_length`` = the body's length. A file that cannot be opened, or lacks a
+required column, gives one ``RecordError`` (offset None).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import PurePath
+from typing import Any
+
+from pipeline.errors import RecordError
+from pipeline.http.message import parse_head
+from pipeline.sources.record import RawRecord
+
+BATCH_ROWS = 64  # rows per batch: bodies can be large, so keep batches small
+REQUIRED = ("url", "body")
+OPTIONAL = ("fetch_time", "status", "headers", "record_id")
+
+
+def _to_bytes(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    text = str(value)
+    try:
+        return text.encode("latin-1")  # isomorphic encode when it fits
+    except UnicodeEncodeError:
+        return text.encode("utf-8")
+
+
+def _headers(value: Any) -> tuple[int | None, tuple[tuple[bytes, bytes], ...]]:
+    """(status from a stored status line or None, header fields) from any supported form."""
+    if value is None:
+        return None, ()
+    if isinstance(value, (bytes, str)):
+        raw = _to_bytes(value)
+        if not raw.startswith(b"HTTP/"):
+            raw = b"HTTP/1.1 000 \r\n" + raw  # no status line stored: parse the fields only
+        head = parse_head(raw.rstrip(b"\r\n") + b"\r\n\r\n")
+        if head is None:
+            return None, ()
+        return (head.status or None), head.headers
+    items: list[tuple[bytes, bytes]] = []
+    for entry in value:
+        if isinstance(entry, dict):
+            name, val = entry.get("name", entry.get("key")), entry.get("value")
+        else:
+            name, val = entry
+        if name is not None and val is not None:
+            items.append((_to_bytes(name), _to_bytes(val)))
+    return None, tuple(items)
+
+
+def _time(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    return str(value)
+
+
+def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
+                 ) -> Iterator[RawRecord | RecordError]:
+    """Every row of a raw-response Parquet table as a ``response`` :class:`RawRecord`."""
+    import pyarrow.parquet as pq
+
+    names = {key: (columns or {}).get(key, key) for key in (*REQUIRED, *OPTIONAL)}
+    try:
+        pf = pq.ParquetFile(path)
+        present = set(pf.schema_arrow.names)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds on bad files
+        yield RecordError("source", "source-unreadable-file", f"{type(exc).__name__}: {exc}", path)
+        return
+    missing = [names[k] for k in REQUIRED if names[k] not in present]
+    if missing:
+        yield RecordError("source", "source-missing-column",
+                          f"required column(s) {missing} not in {sorted(present)}", path)
+        return
+    wanted = {k: n for k, n in names.items() if n in present}
+    base = PurePath(path).name
+    row = 0
+    try:
+        for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=list(dict.fromkeys(wanted.values()))):
+            cols = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
+            for i in range(batch.num_rows):
+                yield _row(cols, i, row, path, base)
+                row += 1
+    except Exception as exc:  # noqa: BLE001 - a corrupt row group ends the file, rows kept
+        yield RecordError("source", "source-read-failed", f"{type(exc).__name__}: {exc}", path, row)
+
+
+def _row(cols: dict[str, list[Any]], i: int, row: int, path: str, base: str) -> RawRecord | RecordError:
+    try:
+        body = cols["body"][i]
+        block = _to_bytes(body) if body is not None else b""
+        status, headers = _headers(cols["headers"][i] if "headers" in cols else None)
+        given = cols["status"][i] if "status" in cols else None
+        record_id = cols["record_id"][i] if "record_id" in cols else None
+        url = cols["url"][i]
+        return RawRecord(
+            warc_filename=path,
+            warc_record_offset=row,
+            warc_record_length=len(block),
+            record_id=str(record_id) if record_id is not None
+            else f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{base}#{row}')}>",
+            record_type="response",
+            url=str(url) if url is not None else None,
+            fetch_time=_time(cols["fetch_time"][i] if "fetch_time" in cols else None),
+            http_block=block,
+            http_status=int(given) if given is not None else status,
+            http_headers=headers,
+        )
+    except Exception as exc:  # noqa: BLE001 - one bad row is one error, not a dead file
+        return RecordError("source", "source-bad-row", f"{type(exc).__name__}: {exc}", path, row)

@@ -1,0 +1,20 @@
+-- stg_errors: one row per record (or file) that failed a stage (errors table).
+with
+
+source as (
+    select * from errors
+),
+
+final as (
+    select
+        run_id,
+        warc_filename,
+        warc_record_offset,
+        record_id,
+        stage,
+        error_type,
+        message
+    from source
+)
+
+select * from final

@@ -1,0 +1,191 @@
+"""Every sql/ file runs on crafted runs; check_ files return no rows on good data and catch
+broken data; sql/views.sql is the generated text; the files keep the dbt style rules."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline import audit
+from tests.fixtures.audit import build
+
+SQL_FILES = sorted(audit.sql_files())
+SCENARIOS = ("clean_run", "fffd_spike_run", "mojibake_run", "error_run", "rules_change_runs")
+
+
+@pytest.fixture(scope="module")
+def outs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("sql")
+    built = {}
+    for scenario in SCENARIOS:
+        getattr(build, scenario)(root / scenario)
+        built[scenario] = root / scenario
+    return built
+
+
+def test_sql_folder_holds_every_kind_of_query() -> None:
+    prefixes = {name.split("_", 1)[0] for name in SQL_FILES}
+    assert prefixes == {"stg", "int", "audit", "check"}
+    assert len([name for name in SQL_FILES if name.startswith("check_")]) >= 3
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_sql_file_runs(outs: dict[str, Path], scenario: str) -> None:
+    con = audit.connect(outs[scenario])
+    for name in SQL_FILES:
+        result = audit.query(con, name)
+        assert result.columns, name
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_check_queries_return_no_rows_on_consistent_runs(
+    outs: dict[str, Path], scenario: str
+) -> None:
+    con = audit.connect(outs[scenario])
+    for name in (name for name in SQL_FILES if name.startswith("check_")):
+        assert audit.query(con, name).rows == [], name
+
+
+def test_checks_catch_broken_runs(tmp_path: Path) -> None:
+    # a duplicated record, a record without encoding_source, and runs counts that don't add up
+    records = build._records("broken")
+    records.append(dict(records[0]))
+    records[1]["encoding_source"] = None
+    build.write_run(tmp_path, "broken", records, records_seen=999, invariant_ok=False)
+    con = audit.connect(tmp_path)
+    assert len(audit.query(con, "check_record_key_unique").rows) == 1
+    assert len(audit.query(con, "check_decision_complete").rows) == 1
+    assert len(audit.query(con, "check_accounting_invariant").rows) == 1
+
+
+def test_records_without_a_runs_row_are_caught(tmp_path: Path) -> None:
+    build.clean_run(tmp_path)
+    for part in (tmp_path / "runs").rglob("*.parquet"):
+        part.unlink()
+    con = audit.connect(tmp_path)
+    assert audit.query(con, "check_runs_known").rows == [("clean",)]
+
+
+def test_fffd_spike_is_found_on_the_injected_host_and_day(outs: dict[str, Path]) -> None:
+    con = audit.connect(outs["fffd_spike_run"])
+    spikes = audit.query(con, "audit_fffd_spikes").as_dicts()
+    assert [(row["url_host_name"], str(row["fetch_day"])) for row in spikes] == [
+        ("news.example.jp", "2026-11-02")
+    ]
+    assert spikes[0]["baseline_kind"] == "host-other-days"  # its own other day, share 0
+
+
+def test_no_spike_on_the_clean_run(outs: dict[str, Path]) -> None:
+    con = audit.connect(outs["clean_run"])
+    assert audit.query(con, "audit_fffd_spikes").rows == []
+
+
+def test_a_host_that_always_has_fffd_is_not_a_spike_against_itself(tmp_path: Path) -> None:
+    # every day of the host has the same U+FFFD share: its own baseline matches, no spike
+    records = build._records("steady")
+    for record in records:
+        if record["url_host_name"] == "shop.example.de":
+            record["replacement_chars"] = 5
+    build.write_run(tmp_path, "steady", records)
+    con = audit.connect(tmp_path)
+    assert audit.query(con, "audit_fffd_spikes").rows == []
+
+
+def test_single_day_host_is_compared_with_the_other_hosts(tmp_path: Path) -> None:
+    records = [record for record in build._records("oneday")
+               if record["fetch_time"].day == 1]
+    for record in records:
+        if record["url_host_name"] == "blog.example.ru":
+            record["replacement_chars"] = 9
+    build.write_run(tmp_path, "oneday", records)
+    con = audit.connect(tmp_path)
+    spikes = audit.query(con, "audit_fffd_spikes").as_dicts()
+    assert [row["url_host_name"] for row in spikes] == ["blog.example.ru"]
+    assert spikes[0]["baseline_kind"] == "other-hosts"
+
+
+def test_mojibake_candidates_use_the_one_threshold(outs: dict[str, Path]) -> None:
+    con = audit.connect(outs["mojibake_run"])
+    candidates = audit.query(con, "audit_mojibake_candidates").as_dicts()
+    assert {row["url_host_name"] for row in candidates} == {"blog.example.ru"}
+    assert len(candidates) == 12
+    threshold = con.execute("select getvariable('redecode_mojibake_threshold')").fetchone()
+    assert threshold == (audit.MOJIBAKE_THRESHOLD,)
+
+
+def test_encoding_mix_per_tld_counts_the_survey_columns(outs: dict[str, Path]) -> None:
+    con = audit.connect(outs["clean_run"])
+    mix = {row["url_host_tld"]: row for row in
+           audit.query(con, "audit_encoding_mix_by_tld").as_dicts()}
+    assert (mix["de"]["pages"], mix["de"]["non_utf8_pages"], mix["de"]["naive_garbled_pages"]) \
+        == (12, 0, 12)
+    assert (mix["jp"]["non_utf8_pages"], mix["jp"]["naive_garbled_pages"]) == (12, 0)
+
+
+def test_decision_changes_between_two_runs(outs: dict[str, Path]) -> None:
+    con = audit.connect(outs["rules_change_runs"], run_a="before", run_b="after")
+    summary = audit.query(con, "audit_run_diff_summary").as_dicts()[0]
+    assert (summary["decisions_changed"], summary["fffd_down"], summary["fffd_up"]) == (12, 12, 0)
+    changes = audit.query(con, "audit_decision_changes").as_dicts()
+    assert {(row["encoding_a"], row["encoding_b"], row["source_b"]) for row in changes} == {
+        ("windows-1252", "Shift_JIS", "rule")
+    }
+
+
+def test_run_selection_defaults_to_the_newest_and_can_be_bound(outs: dict[str, Path]) -> None:
+    out = outs["rules_change_runs"]
+    assert audit.gate_values(audit.connect(out))["run_id"] == "after"
+    assert audit.gate_values(audit.connect(out, run="before"))["run_id"] == "before"
+
+
+def test_a_hostile_run_id_is_bound_not_interpolated(outs: dict[str, Path]) -> None:
+    con = audit.connect(outs["clean_run"], run="x'; drop view records; --")
+    assert audit.gate_values(con)["records"] == 0
+    assert audit.query(con, "records").rows  # the view is still there
+
+
+def test_empty_folder_gives_empty_typed_views(tmp_path: Path) -> None:
+    con = audit.connect(tmp_path)
+    gates = audit.gate_values(con)
+    assert gates["records"] == 0 and gates["errors"] == 0
+
+
+def test_views_sql_is_generated_text() -> None:
+    # run `python -m pipeline.audit` after changing sql/, schema.py or the threshold
+    assert audit.VIEWS_SQL.read_text(encoding="utf-8") == audit.render_views_sql()
+
+
+def test_views_sql_runs_as_the_duckdb_cli_reads_it(outs: dict[str, Path]) -> None:
+    # what `duckdb -c "set variable redecode_out = '...'" -c ".read sql/views.sql"` does
+    con = duckdb.connect()
+    con.execute("set variable redecode_out = ?", [str(outs["fffd_spike_run"])])
+    con.execute(audit.VIEWS_SQL.read_text(encoding="utf-8"))
+    rows = con.execute("select url_host_name from audit_fffd_spikes limit 20").fetchall()
+    assert rows == [("news.example.jp",)]
+
+
+def test_views_sql_defaults_the_output_folder_to_out() -> None:
+    con = duckdb.connect()
+    con.execute(audit.render_views_sql(frozenset(audit.TABLES)))
+    assert con.execute("select getvariable('redecode_out')").fetchone() == ("out",)
+
+
+@pytest.mark.parametrize("name", SQL_FILES)
+def test_sql_file_follows_dbt_style(name: str) -> None:
+    text = (audit.SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines), "lines of 80 characters at most"
+    assert lines[0].startswith(f"-- {name}:"), "first line says what the file computes"
+    assert re.search(r"^with\n", text, re.M), "import CTEs first"
+    assert text.rstrip().endswith("select * from final"), "ends with select * from final"
+    code = "\n".join(line.split("--")[0] for line in lines)
+    code = re.sub(r"'[^']*'", "''", code)
+    assert not re.search(r"\b(SELECT|FROM|WHERE|JOIN|GROUP BY|ORDER BY|WITH|AS)\b", code), \
+        "lowercase keywords"
+    assert not re.search(r"\b(?:from|join)\s+\w+\s+(?:as\s+)?[a-z]\b(?!\w)", code), \
+        "no single-letter aliases"
+    assert not re.search(r"\n\s*,", code), "trailing commas, not leading"
+    assert "read_parquet" not in code, "SQL never names a file: views come from audit.py"

@@ -1,0 +1,170 @@
+"""mojibake_score / naive_decode_garbled: one case per phenomenon."""
+
+from __future__ import annotations
+
+import pytest
+from ftfy.badness import BADNESS_RE, MOJIBAKE_CATEGORIES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.encoding.mojibake import (
+    MOJIBAKE_THRESHOLD,
+    badness_count,
+    is_mojibake,
+    mojibake_score,
+    naive_decode_garbled,
+    requests_encoding_from_content_type,
+)
+
+FRENCH = "Le cœur a ses raisons que la raison ne connaît point. Élève, été, garçon. " * 40
+RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей чаю. " * 40
+JAPANESE = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。" * 40
+KOREAN = "다람쥐 헌 쳇바퀴에 타고파. 키스의 고유조건은 입술끼리 만나야 하고 " * 40
+
+
+@pytest.mark.parametrize(
+    "text",
+    [FRENCH, RUSSIAN, JAPANESE, KOREAN, "plain ascii " * 100, ""],
+    ids=["french", "russian", "japanese", "korean", "ascii", "empty"],
+)
+def test_right_decodes_are_not_flagged(text: str) -> None:
+    assert not is_mojibake(mojibake_score(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        (FRENCH, "cp1252"),  # UTF-8 read as windows-1252: "Ã©"
+        (RUSSIAN, "cp1252"),  # UTF-8 Cyrillic read as windows-1252: "Ð¡ÑŠ"
+        (JAPANESE, "latin-1"),  # requests' ISO-8859-1 default: C1 controls
+        (KOREAN, "cp1252"),
+    ],
+    ids=["utf8-french-as-1252", "utf8-russian-as-1252", "utf8-japanese-as-latin1",
+         "utf8-korean-as-1252"],
+)
+def test_utf8_read_as_single_byte_is_flagged(text: str, codec: str) -> None:
+    garbled = text.encode("utf-8").decode(codec, "replace")
+    assert mojibake_score(garbled) > MOJIBAKE_THRESHOLD
+
+
+def test_legacy_cyrillic_read_as_1252_is_letter_soup() -> None:
+    # windows-1251 Russian read as windows-1252: runs of accented Latin letters
+    garbled = RUSSIAN.encode("cp1251").decode("cp1252")
+    assert mojibake_score(garbled) > 0.5
+
+
+def test_emphatic_repeated_letter_is_not_soup() -> None:
+    # "óóóó" (one letter repeated) is emphasis, not a wrong decode
+    assert not is_mojibake(mojibake_score("Jóóóó napot! " + FRENCH))
+
+
+@pytest.mark.parametrize(
+    ("codec", "wrong"),
+    [("cp932", "cp949"), ("euc_kr", "gb18030"), ("euc_jp", "euc_kr"), ("euc_jp", "gb18030")],
+    ids=["sjis-as-euckr", "euckr-as-gbk-korean-spacing", "eucjp-as-euckr-jamo",
+         "eucjp-as-gbk-simplified-with-kana"],
+)
+def test_cjk_read_as_wrong_cjk_is_flagged(codec: str, wrong: str) -> None:
+    text = KOREAN if codec == "euc_kr" else JAPANESE
+    garbled = text.encode(codec).decode(wrong, "replace").replace("\ufffd", "")
+    assert mojibake_score(garbled) > MOJIBAKE_THRESHOLD
+
+
+def test_utf16_read_as_latin1_is_flagged_by_nuls() -> None:
+    garbled = ("hello world " * 50).encode("utf-16-le").decode("latin-1")
+    assert mojibake_score(garbled) > MOJIBAKE_THRESHOLD
+
+
+def test_undecoded_iso2022jp_escapes_are_flagged() -> None:
+    garbled = JAPANESE.encode("iso2022_jp").decode("ascii")
+    assert mojibake_score(garbled) == 1.0
+
+
+def test_score_is_in_unit_interval() -> None:
+    for text in (FRENCH, "\x00" * 10, "Ã©" * 100):
+        assert 0.0 <= mojibake_score(text) <= 1.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            sorted(set("".join(MOJIBAKE_CATEGORIES.values()) + "ŒœÂÃÎÐ×ØÙ²µ¹¼½¾√≈‚Ђ°€"
+                       "вВГРСЂўβΒΓΞΟāàÄ abcXYZ.,!?\n日本"))
+        ),
+        max_size=80,
+    )
+)
+def test_windowed_badness_count_equals_ftfy_whole_text_count(text: str) -> None:
+    # badness_count scans only windows around trigger chars; it must count exactly what
+    # ftfy's whole-text findall counts (guards the trigger list against ftfy upgrades)
+    assert badness_count(text) == len(BADNESS_RE.findall(text))
+
+
+# --- requests' get_encoding_from_headers, quirk by quirk ---
+
+
+@pytest.mark.parametrize(
+    ("content_type", "expected"),
+    [
+        (None, None),  # no header: apparent_encoding (detection)
+        ("", None),
+        ("text/html", "ISO-8859-1"),  # "text" in the media type, no charset
+        ("text/html; charset=UTF-8", "UTF-8"),
+        ("text/html; CHARSET='euc-kr'", "euc-kr"),  # keys lowercased, quotes stripped
+        ('text/html; charset="shift_jis"', "shift_jis"),
+        ("application/json", "utf-8"),  # RFC 4627 default
+        ("application/xhtml+xml", None),  # no "text": detection
+        ("Text/HTML", None),  # the "text" test is case-sensitive
+        ("application/octet-stream-text", "ISO-8859-1"),  # substring, not a media type test
+    ],
+)
+def test_requests_header_rules(content_type: str | None, expected: str | None) -> None:
+    assert requests_encoding_from_content_type(content_type) == expected
+
+
+def test_utf8_page_declared_only_in_meta_is_garbled_by_requests() -> None:
+    # the survey's main case: header "text/html" without charset, UTF-8 body
+    body = '<meta charset="utf-8"><p>日本語</p>'.encode()
+    assert naive_decode_garbled(body, "text/html", body.decode("utf-8"))
+
+
+def test_header_charset_that_python_knows_is_not_garbled() -> None:
+    body = "Привет".encode("cp1251")
+    assert not naive_decode_garbled(body, "text/html; charset=windows-1251", "Привет")
+
+
+def test_python_strict_shift_jis_differs_from_whatwg() -> None:
+    # Python's shift_jis decodes 0x8160 as U+301C; browsers (and WHATWG) show U+FF5E
+    body = b"\x81\x60"
+    assert naive_decode_garbled(body, "text/html; charset=shift_jis", "\uff5e")
+
+
+def test_unknown_label_falls_back_to_utf8_like_requests() -> None:
+    body = "é".encode()
+    assert not naive_decode_garbled(body, "text/html; charset=x-no-such-codec", "é")
+
+
+def test_bare_charset_parameter_makes_requests_raise() -> None:
+    # requests calls True.strip(...) and raises: the naive pipeline gets no text
+    assert naive_decode_garbled(b"abc", "text/html; charset", "abc")
+
+
+def test_leading_bom_kept_by_python_utf8_is_not_a_difference() -> None:
+    body = b"\xef\xbb\xbfhello \xc3\xa9"
+    assert not naive_decode_garbled(body, "text/html; charset=utf-8", "hello é")
+
+
+def test_ascii_body_is_never_garbled_by_an_ascii_compatible_codec() -> None:
+    assert not naive_decode_garbled(b"<p>hi</p>", "text/html", "<p>hi</p>")
+
+
+def test_no_content_type_uses_detection() -> None:
+    text = "Съешь же ещё этих мягких французских булок, да выпей чаю. " * 20
+    assert not naive_decode_garbled(text.encode("utf-8"), None, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200), st.one_of(st.none(), st.text(max_size=40)))
+def test_naive_decode_garbled_never_raises(body: bytes, content_type: str | None) -> None:
+    assert naive_decode_garbled(body, content_type, "x") in (True, False)

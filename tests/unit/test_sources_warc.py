@@ -1,0 +1,198 @@
+"""The WARC/ARC reader on crafted defects (tests/fixtures/warc, built by
+scripts/make_warc_fixtures.py): every record once, errors with offsets, truncation flags."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import RecordError
+from pipeline.sources import iter_records
+from pipeline.sources.ccmeta import JOIN_WINDOW
+from pipeline.sources.record import RawRecord
+from pipeline.sources.warc import iter_archive
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "warc"
+
+
+def _load_builder():
+    spec = importlib.util.spec_from_file_location("make_warc_fixtures", ROOT / "scripts" / "make_warc_fixtures.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def read(name: str) -> list[RawRecord | RecordError]:
+    return list(iter_records(str(FIXTURES / name)))
+
+
+def shape(items: list[RawRecord | RecordError]) -> list[str]:
+    """One word per yielded item: the record type, or ``!error-type``."""
+    return [f"!{i.error_type}" if isinstance(i, RecordError) else i.record_type for i in items]
+
+
+def test_committed_fixtures_equal_what_the_script_builds() -> None:
+    built = _load_builder().build()
+    committed = {p.name for p in FIXTURES.iterdir()}
+    assert committed == set(built)
+    for name, data in built.items():
+        assert (FIXTURES / name).read_bytes() == data, name
+
+
+# file -> what the reader yields, in order (records by type, errors by error_type)
+CASES = {
+    # the member CRC fails: that record is the error, the file goes on
+    "gzip-bad-crc.warc.gz": ["warcinfo", "!source-gzip-corrupt", "response"],
+    "corrupt-deflate-data.warc.gz": ["warcinfo", "!source-gzip-corrupt", "response"],
+    "garbage-between-members.warc.gz": ["warcinfo", "!source-not-a-gzip-member", "response"],
+    # warcio refuses a whole-file gzip; here its three records are read
+    "whole-file-gzip.warc.gz": ["warcinfo", "response", "request"],
+    "record-split-over-members.warc.gz": ["warcinfo", "response", "response"],
+    "missing-content-length.warc": ["warcinfo", "!source-bad-content-length", "response"],
+    "content-length-too-long.warc": ["warcinfo", "response"],
+    "content-length-too-short.warc": ["warcinfo", "response", "!source-invalid-record-header", "response"],
+    "truncated-gzip-member.warc.gz": ["warcinfo", "response"],
+    "truncated-in-header.warc.gz": ["warcinfo", "!source-truncated-record"],
+    "cc-metadata-join.warc.gz": ["warcinfo", "request", "response", "metadata", "response"],
+    # warcio skips the line after a record when no blank line separates ARC records
+    "arc-no-blank-lines.arc": ["warcinfo", "response", "response"],
+    "empty.warc.gz": ["!source-empty-file"],
+    "lz4-framed.warc.lz4": ["!source-unsupported-compression"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES), ids=sorted(CASES))
+def test_every_record_once_and_errors_in_place(name: str) -> None:
+    assert shape(read(name)) == CASES[name]
+
+
+def test_errors_name_the_file_and_the_offset_of_the_bad_member() -> None:
+    items = read("gzip-bad-crc.warc.gz")
+    err = items[1]
+    assert isinstance(err, RecordError) and err.stage == "source"
+    assert err.warc_filename.endswith("gzip-bad-crc.warc.gz")
+    first = items[0]
+    assert isinstance(first, RawRecord)
+    # the bad member starts right after the first record's member
+    assert err.offset == first.warc_record_offset + first.warc_record_length
+    # the record inside the bad member is named
+    assert err.record_id == "<urn:uuid:00000000-0000-4000-8000-000000000002>"
+
+
+def test_offsets_and_lengths_lead_back_to_each_gzip_member() -> None:
+    path = FIXTURES / "cc-metadata-join.warc.gz"
+    data = path.read_bytes()
+    records = [r for r in iter_archive(str(path)) if isinstance(r, RawRecord)]
+    assert records[0].warc_record_offset == 0
+    for rec, nxt in zip(records, records[1:], strict=False):
+        assert rec.warc_record_offset + rec.warc_record_length == nxt.warc_record_offset
+    assert records[-1].warc_record_offset + records[-1].warc_record_length == len(data)
+    for rec in records:
+        member = data[rec.warc_record_offset : rec.warc_record_offset + rec.warc_record_length]
+        text = gzip.decompress(member)
+        assert rec.record_id.encode() in text
+
+
+def test_plain_file_offsets_point_at_the_record_line() -> None:
+    path = FIXTURES / "missing-content-length.warc"
+    data = path.read_bytes()
+    for item in iter_records(str(path)):
+        offset = item.offset if isinstance(item, RecordError) else item.warc_record_offset
+        assert data[offset : offset + 9] == b"WARC/1.1\r"
+
+
+def test_truncated_gzip_member_is_flagged_gzip() -> None:
+    rec = read("truncated-gzip-member.warc.gz")[1]
+    assert isinstance(rec, RawRecord)
+    assert rec.block_truncated and rec.block_truncation == "gzip"
+
+
+def test_block_shorter_than_content_length_is_flagged_length() -> None:
+    rec = read("content-length-too-long.warc")[1]
+    assert isinstance(rec, RawRecord)
+    assert rec.block_truncated and rec.block_truncation == "length"
+
+
+def test_junk_after_a_block_flags_framing() -> None:
+    rec = read("content-length-too-short.warc")[1]
+    assert isinstance(rec, RawRecord)
+    assert rec.block_truncation == "framing"
+
+
+def test_whole_file_gzip_records_carry_their_offset_inside_the_member() -> None:
+    items = read("whole-file-gzip.warc.gz")
+    member = gzip.decompress((FIXTURES / "whole-file-gzip.warc.gz").read_bytes())
+    for rec in items:
+        assert isinstance(rec, RawRecord)
+        assert rec.warc_record_offset == 0
+        assert rec.offset_in_member is not None
+        assert member[rec.offset_in_member :].startswith(b"WARC/1.1")
+
+
+def test_cc_metadata_is_joined_to_its_response() -> None:
+    items = read("cc-metadata-join.warc.gz")
+    first, second = items[2], items[4]
+    assert isinstance(first, RawRecord) and isinstance(second, RawRecord)
+    assert first.crawler_charset == "windows-1252"
+    assert first.content_languages == "fra,eng"
+    assert first.content_mime_detected == "text/html"
+    # WARC-Identified-Content-Charset and WARC-Truncated are kept from the record header
+    assert second.crawler_charset == "UTF-8"
+    assert second.warc_truncated == "length"
+    assert second.content_languages is None
+
+
+def test_metadata_beyond_the_join_window_is_not_joined() -> None:
+    items = read("metadata-outside-window.warc.gz")
+    assert len(items) > JOIN_WINDOW + 2
+    response = items[0]
+    assert isinstance(response, RawRecord) and response.record_type == "response"
+    assert response.crawler_charset is None and response.content_languages is None
+
+
+def test_arc_record_ids_are_deterministic() -> None:
+    a = read("arc-no-blank-lines.arc")
+    b = read("arc-no-blank-lines.arc")
+    assert [r.record_id for r in a] == [r.record_id for r in b]
+    assert len({r.record_id for r in a}) == 3
+    rec = a[1]
+    assert isinstance(rec, RawRecord)
+    assert rec.url == "http://example.test/a" and rec.fetch_time == "2026-01-02T03:04:05Z"
+    assert rec.warc_content_type == "text/html"
+    assert rec.http_block.startswith(b"HTTP/1.1 200 OK")
+
+
+def test_missing_file_is_an_error_not_an_exception(tmp_path: Path) -> None:
+    items = list(iter_records(str(tmp_path / "nope.warc.gz")))
+    assert shape(items) == ["!source-unreadable-file"]
+    assert items[0].offset is None
+
+
+def test_blocks_of_skipped_record_types_are_not_kept() -> None:
+    items = read("cc-metadata-join.warc.gz")
+    request = items[1]
+    assert isinstance(request, RawRecord) and request.http_block == b""
+    assert isinstance(items[2], RawRecord) and items[2].http_block.startswith(b"HTTP/1.1")
+
+
+def test_block_over_the_cap_is_cut_and_flagged(tmp_path: Path) -> None:
+    items = list(iter_archive(str(FIXTURES / "content-length-too-short.warc"), max_block=16))
+    rec = items[1]
+    assert isinstance(rec, RawRecord)
+    assert len(rec.http_block) == 16 and rec.block_truncation == "cap"
+
+
+@pytest.mark.parametrize("cut", [1, 7, 100, 333, 500, 700])
+def test_any_cut_of_a_gzip_file_reads_without_raising(tmp_path: Path, cut: int) -> None:
+    data = (FIXTURES / "cc-metadata-join.warc.gz").read_bytes()[:cut]
+    path = tmp_path / "cut.warc.gz"
+    path.write_bytes(data)
+    items = list(iter_records(str(path)))
+    assert items, "a cut file yields at least one record or error"
+    offsets = [i.offset if isinstance(i, RecordError) else i.warc_record_offset for i in items]
+    assert all(o is None or 0 <= o < cut for o in offsets)
