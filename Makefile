@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 
 ## Decode the bundled sample crawl into $(OUT)/
 redecode: $(STAMP)
-	$(BIN)/redecode run data/sample/ --out $(OUT)
+	$(BIN)/redecode run data/sample/ --out $(OUT) --rules data/sample/rules.toml
 
 ## The whole test suite (slow suites only with SLOW=1)
 test: $(STAMP)

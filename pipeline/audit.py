@@ -13,6 +13,7 @@ files (``python -m pipeline.audit`` rewrites it; a test fails when it is stale),
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import re
@@ -275,12 +276,13 @@ def parse_gate(expr: str, known: set[str] | frozenset[str]) -> Gate:
     return Gate(name=name, op=match["op"], threshold=threshold)
 
 
-def gate_names() -> list[str]:
+@functools.cache
+def gate_names() -> tuple[str, ...]:
     """Every gate ``--fail-on`` accepts: the columns of ``sql/audit_gates.sql`` but run_id."""
     con = duckdb.connect()
     con.execute(render_views_sql(frozenset(TABLES)))
     columns = [column[0] for column in con.execute("select * from audit_gates").description]
-    return [column for column in columns if column != "run_id"]
+    return tuple(column for column in columns if column != "run_id")
 
 
 def gate_values(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:

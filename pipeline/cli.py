@@ -113,6 +113,9 @@ def _print_summary(summary: object) -> None:
         ("encoding_source", json.dumps(summary.sources)),
         ("time", f"{summary.seconds:.2f} s, {rate:,.0f} records/s, "
                  f"{summary.bytes_read / max(summary.seconds, 1e-6) / 1e6:.1f} MB/s"),
+        ("workers", f"CPU {summary.cpu_seconds:.2f} s, "
+                    f"{summary.seen / max(summary.cpu_seconds, 1e-6):,.0f} records per CPU-second, "
+                    f"peak RSS {summary.peak_rss_mb:.0f} MB per worker"),
         ("invariant", "ok: seen = written + skipped + errors" if summary.invariant_ok else "BROKEN"),
     ]
     for key, value in rows:

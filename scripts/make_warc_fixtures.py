@@ -74,6 +74,9 @@ def build() -> dict[str, bytes]:
     out["corrupt-deflate-data.warc.gz"] = gz(warcinfo()) + bytes(broken) + gz(response(3))
     # The whole file is one gzip member (warcio refuses these).
     out["whole-file-gzip.warc.gz"] = gz(warcinfo() + response(2) + record("request", 3, b"GET / HTTP/1.1\r\n\r\n"))
+    # A whole-file gzip with junk between two records: resync inside the one member.
+    out["whole-file-gzip-junk-inside.warc.gz"] = gz(warcinfo() + b"junk line\r\n" + b"\x00\xff" * 40000
+                                                  + b"\r\n" + response(2) + response(3))
     # One record split over two gzip members.
     rec = response(2)
     out["record-split-over-members.warc.gz"] = gz(warcinfo()) + gz(rec[:150]) + gz(rec[150:]) + gz(response(3))
@@ -107,6 +110,9 @@ def build() -> dict[str, bytes]:
         b"filedesc://arc-no-blank-lines.arc 0.0.0.0 20260102030405 text/plain %d\n" % len(desc) + desc
         + b"http://example.test/a 127.0.0.1 20260102030405 text/html %d\n" % len(body) + body
         + b"http://example.test/b 127.0.0.1 20260102030406 text/html %d\n" % len(body) + body)
+    # Junk lines between plain records: the reader resyncs at the next "WARC/1.1" line.
+    out["junk-between-records.warc"] = (warcinfo() + b"stray text\r\nWARC/1.1 not a version line\r\n"
+                                        + b"x" * 300 + b"\n" + response(2))
     out["empty.warc.gz"] = b""
     out["lz4-framed.warc.lz4"] = b"\x04\x22\x4d\x18" + b"\x00" * 16
     # Junk after a record whose Content-Length is 2 bytes short (warcio's example-trunc).

@@ -32,9 +32,14 @@ def test_sql_folder_holds_every_kind_of_query() -> None:
     assert len([name for name in SQL_FILES if name.startswith("check_")]) >= 3
 
 
+@pytest.fixture(scope="module")
+def cons(outs: dict[str, Path]) -> dict[str, duckdb.DuckDBPyConnection]:
+    return {scenario: audit.connect(out) for scenario, out in outs.items()}
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_every_sql_file_runs(outs: dict[str, Path], scenario: str) -> None:
-    con = audit.connect(outs[scenario])
+def test_every_sql_file_runs(cons: dict[str, duckdb.DuckDBPyConnection], scenario: str) -> None:
+    con = cons[scenario]
     for name in SQL_FILES:
         result = audit.query(con, name)
         assert result.columns, name
@@ -42,9 +47,9 @@ def test_every_sql_file_runs(outs: dict[str, Path], scenario: str) -> None:
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_check_queries_return_no_rows_on_consistent_runs(
-    outs: dict[str, Path], scenario: str
+    cons: dict[str, duckdb.DuckDBPyConnection], scenario: str
 ) -> None:
-    con = audit.connect(outs[scenario])
+    con = cons[scenario]
     for name in (name for name in SQL_FILES if name.startswith("check_")):
         assert audit.query(con, name).rows == [], name
 
@@ -69,8 +74,8 @@ def test_records_without_a_runs_row_are_caught(tmp_path: Path) -> None:
     assert audit.query(con, "check_runs_known").rows == [("clean",)]
 
 
-def test_fffd_spike_is_found_on_the_injected_host_and_day(outs: dict[str, Path]) -> None:
-    con = audit.connect(outs["fffd_spike_run"])
+def test_fffd_spike_is_found_on_the_injected_host_and_day(cons: dict[str, duckdb.DuckDBPyConnection]) -> None:
+    con = cons["fffd_spike_run"]
     spikes = audit.query(con, "audit_fffd_spikes").as_dicts()
     assert [(row["url_host_name"], str(row["fetch_day"])) for row in spikes] == [
         ("news.example.jp", "2026-11-02")
@@ -78,8 +83,8 @@ def test_fffd_spike_is_found_on_the_injected_host_and_day(outs: dict[str, Path])
     assert spikes[0]["baseline_kind"] == "host-other-days"  # its own other day, share 0
 
 
-def test_no_spike_on_the_clean_run(outs: dict[str, Path]) -> None:
-    con = audit.connect(outs["clean_run"])
+def test_no_spike_on_the_clean_run(cons: dict[str, duckdb.DuckDBPyConnection]) -> None:
+    con = cons["clean_run"]
     assert audit.query(con, "audit_fffd_spikes").rows == []
 
 
@@ -107,8 +112,8 @@ def test_single_day_host_is_compared_with_the_other_hosts(tmp_path: Path) -> Non
     assert spikes[0]["baseline_kind"] == "other-hosts"
 
 
-def test_mojibake_candidates_use_the_one_threshold(outs: dict[str, Path]) -> None:
-    con = audit.connect(outs["mojibake_run"])
+def test_mojibake_candidates_use_the_one_threshold(cons: dict[str, duckdb.DuckDBPyConnection]) -> None:
+    con = cons["mojibake_run"]
     candidates = audit.query(con, "audit_mojibake_candidates").as_dicts()
     assert {row["url_host_name"] for row in candidates} == {"blog.example.ru"}
     assert len(candidates) == 12
@@ -116,8 +121,8 @@ def test_mojibake_candidates_use_the_one_threshold(outs: dict[str, Path]) -> Non
     assert threshold == (audit.MOJIBAKE_THRESHOLD,)
 
 
-def test_encoding_mix_per_tld_counts_the_survey_columns(outs: dict[str, Path]) -> None:
-    con = audit.connect(outs["clean_run"])
+def test_encoding_mix_per_tld_counts_the_survey_columns(cons: dict[str, duckdb.DuckDBPyConnection]) -> None:
+    con = cons["clean_run"]
     mix = {row["url_host_tld"]: row for row in
            audit.query(con, "audit_encoding_mix_by_tld").as_dicts()}
     assert (mix["de"]["pages"], mix["de"]["non_utf8_pages"], mix["de"]["naive_garbled_pages"]) \

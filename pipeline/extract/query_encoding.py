@@ -31,6 +31,7 @@ Differences from Python's codecs, fixed here:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 #: WHATWG encoding name → Python codec for the single-byte encodings.
 SINGLE_BYTE_CODECS: dict[str, str] = {
@@ -282,9 +283,30 @@ def _big5_encode(cp: int) -> bytes | None:
     if 0x2400 <= cp <= 0x2421 and cp != 0x2420:
         # Control pictures at 0xA3C0-0xA3E0 (in the WHATWG index, in neither Python codec).
         return bytes([0xA3, 0xC0 + cp - 0x2400 - (cp == 0x2421)])
-    # DEVIATION: about 15 code points (e.g. U+FF0F, U+FF3C, U+256D-U+2570, U+5EF4) encode
-    # as big5hkscs/cp950 do, not as index Big5 — Python ships no codec equal to it.
-    return _big5_pair("big5hkscs", cp) or _big5_pair("cp950", cp)
+    # DEVIATION: 15 of index Big5's 14,653 code points (U+FF0F, U+FF3C, U+256D-U+2570,
+    # U+5EF4, U+65E0, U+7676, U+96B6, U+4EDD, U+5605, U+5ED0, U+60A4, U+732A) encode as
+    # big5hkscs/cp950 do or not at all — Python ships no codec equal to index Big5, and
+    # the project bundles no index (pinned in tests/conformance/test_urls.py).
+    return (
+        _big5_pair("big5hkscs", cp) or _big5_pair("cp950", cp) or _big5_decoded().get(cp)
+    )
+
+
+@lru_cache(maxsize=1)
+def _big5_decoded() -> dict[int, bytes]:
+    # Code points big5hkscs encodes in the HKSCS rows (excluded from "index Big5 pointer")
+    # that also sit in the main rows: the first main-row pair that decodes to them.
+    table: dict[int, bytes] = {}
+    for lead in range(0xA1, 0xFF):
+        for trail in [*range(0x40, 0x7F), *range(0xA1, 0xFF)]:
+            pair = bytes([lead, trail])
+            try:
+                char = pair.decode("big5hkscs")
+            except UnicodeDecodeError:
+                continue
+            if len(char) == 1:
+                table.setdefault(ord(char), pair)
+    return table
 
 
 _BIG5_OVERRIDES: dict[int, bytes] = {

@@ -108,12 +108,14 @@ def resolve_url_and_host(href: str, base: str | None, encoding: str = "UTF-8") -
     if parsed is None:
         return None
     result, host = parsed
-    if encoding in UTF8_OUTPUT or href.isascii():
+    if encoding in UTF8_OUTPUT or (href.isascii() and encoding != "ISO-2022-JP"):
+        # ASCII encodes to itself in every encoding but ISO-2022-JP (whose encoder
+        # rejects U+000E, U+000F and U+001B).
         return parsed
     if not result.startswith(_DOCUMENT_ENCODED_SCHEMES):
         return parsed
     query = _input_query(href)
-    if query is None or query.isascii():
+    if query is None or (query.isascii() and encoding != "ISO-2022-JP"):
         return parsed
     hash_at = result.find("#")
     head, fragment = (result, "") if hash_at < 0 else (result[:hash_at], result[hash_at:])

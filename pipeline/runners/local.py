@@ -50,6 +50,8 @@ class RunSummary:
     invariant_ok: bool
     problems: tuple[str, ...] = ()
     resumed_files: int = 0
+    cpu_seconds: float = 0.0  # summed over tasks (worker CPU time)
+    peak_rss_mb: float = 0.0  # the largest worker peak RSS
     sources: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -219,6 +221,8 @@ def run(
         invariant_ok=not problems,
         problems=tuple(problems),
         resumed_files=resumed,
+        cpu_seconds=round(sum(s.cpu_seconds for s in done), 3),
+        peak_rss_mb=max((s.peak_rss_mb for s in done), default=0.0),
         sources=dict(sorted(sources.items())),
     )
     _write_runs_row(out, summary, rules, started_at, config)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -51,6 +52,8 @@ class TaskStats:
     links: int = 0
     bytes_read: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # CPU time of this task in its worker process
+    peak_rss_mb: float = 0.0  # the worker process's peak RSS when the task ended
     sources: dict[str, int] = field(default_factory=dict)  # encoding_source → records
 
 
@@ -71,6 +74,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     """
     out = Path(task.out)
     started = time.monotonic()
+    cpu_started = time.process_time()
     sinks = {
         name: ParquetSink(part_path(out, name, task.run_id, task.rank), schema)
         for name, schema in (("records", RECORDS), ("links", LINKS), ("errors", ERRORS))
@@ -125,6 +129,8 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
         links=links,
         bytes_read=bytes_read,
         seconds=round(time.monotonic() - started, 3),
+        cpu_seconds=round(time.process_time() - cpu_started, 3),
+        peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         sources=dict(sorted(sources.items())),
     )
     _write_json_atomic(run_dir(out, task.run_id) / "_stats" / f"{task.rank:05d}.json", asdict(stats))

@@ -1,6 +1,6 @@
 """Byte streams under the archive reader: a line reader with absolute positions, the
-compressed file read as a sequence of gzip members, and the resync scanners used after a
-broken record.
+compressed file read as a chain of gzip members, and the scan for the next good member
+used after a corrupt one.
 
 Nothing here parses WARC/ARC headers (warcio's loader does that, in ``warc.py``); these
 classes only make sure we always know *where* in the file we are, so that every record and
@@ -17,9 +17,9 @@ from typing import BinaryIO, Protocol
 CHUNK = 1 << 16  # read size for files and gzip members; large enough to amortize calls
 GZIP_MAGIC = b"\x1f\x8b\x08"  # ID1 ID2 CM=deflate (RFC 1952 §2.3.1)
 SCAN_WINDOW = 1 << 20  # resync scans the file in windows of this size
-# A WARC record starts with a version line; an ARC v1 record with a URL line of five
-# space-separated fields ending in a length (the "URL-record-v1" of the ARC spec).
-_WARC_LINE = re.compile(rb"(?:^|\n)(WARC/[0-9]\.[0-9]+\r?\n)")
+# A WARC record starts with a version line (WARC 1.1 §4: "WARC/1.1" CRLF); an ARC v1
+# record with a URL line of five space-separated fields ending in a length.
+WARC_LINE = re.compile(rb"WARC/[0-9]\.[0-9]+\r?\n\Z")
 _ARC_LINE = re.compile(rb"(?:^|\n)([a-z][a-z0-9+.-]*:\S* \S+ [0-9]{12,18} \S+ -?[0-9]+\r?\n)")
 
 
@@ -53,25 +53,32 @@ class LineSource:
         """The absolute position of the next byte to be read."""
         return self._base + self._pos
 
-    def _fill(self) -> bool:
-        data = self._raw.read(CHUNK)
-        if not data:
-            return False
-        self._base += self._pos
-        self._buf = self._buf[self._pos :] + data
-        self._pos = 0
-        return True
-
     def _line_end(self, limit: int | None) -> int:
+        i = self._buf.find(b"\n", self._pos)
+        if i >= 0 and (limit is None or i - self._pos < limit):
+            return i + 1
+        avail = len(self._buf) - self._pos
+        if limit is not None and avail >= limit:
+            return self._pos + limit
+        # Gather chunks until one holds a newline (or the limit is reached), joining once,
+        # so a long line costs linear time.
+        parts = [self._buf[self._pos :]]
+        size = avail
         while True:
-            i = self._buf.find(b"\n", self._pos)
-            if i >= 0 and (limit is None or i - self._pos < limit):
-                return i + 1
-            if limit is not None and len(self._buf) - self._pos >= limit:
-                return self._pos + limit
-            if not self._fill():
-                n = len(self._buf)
-                return n if limit is None else min(n, self._pos + limit)
+            data = self._raw.read(CHUNK)
+            if not data:
+                break
+            parts.append(data)
+            size += len(data)
+            if b"\n" in data or (limit is not None and size >= limit):
+                break
+        self._base += self._pos
+        self._buf = b"".join(parts)
+        self._pos = 0
+        i = self._buf.find(b"\n")
+        if i >= 0 and (limit is None or i < limit):
+            return i + 1
+        return len(self._buf) if limit is None else min(len(self._buf), limit)
 
     def readline(self, limit: int | None = None) -> bytes:
         """One line including its LF (or up to ``limit`` bytes, or to the end)."""
@@ -301,21 +308,4 @@ def find_next_member(fh: BinaryIO, after: int) -> int | None:
             if looks_like_record_start(_member_head(fh, pos + i)):
                 return pos + i
             i = window.find(GZIP_MAGIC, i + 1)
-        pos += SCAN_WINDOW
-
-
-def find_next_record(fh: BinaryIO, after: int) -> int | None:
-    """The offset of the next line at or after ``after`` that looks like the start of a WARC
-    or ARC record (the caller's parse confirms it; a false hit only costs one more error)."""
-    pos = after
-    while True:
-        fh.seek(pos)
-        window = fh.read(SCAN_WINDOW + 512)
-        if not window:
-            return None
-        hits = [m.start(1) for rx in (_WARC_LINE, _ARC_LINE) if (m := rx.search(window))]
-        if hits:
-            return pos + min(hits)
-        if len(window) <= SCAN_WINDOW:
-            return None
         pos += SCAN_WINDOW

@@ -42,16 +42,17 @@ from pipeline.errors import RecordError
 from pipeline.sources.record import RawRecord
 from pipeline.sources.streams import (
     GZIP_MAGIC,
+    WARC_LINE,
     CompressedSource,
     LineSource,
     MemberChain,
     find_next_member,
-    find_next_record,
 )
 
 MAX_BLOCK = 128 * 2**20  # a block over this is cut (block_truncation="cap"); keeps memory bounded
 KEEP_BLOCK = frozenset({"response", "resource", "metadata"})
 MAX_METADATA_BLOCK = 2**20  # CC metadata records are a few hundred bytes
+RESYNC_LINE = 1 << 16  # while searching for the next record, read lines in pieces this big
 _LOADER = ArcWarcRecordLoader(verify_http=False, arc2warc=True)
 # warcio logs a warning for every WARC-Target-URI with spaces (it percent-encodes them);
 # on a crawl that floods the progress display, and the URL is kept either way.
@@ -104,22 +105,41 @@ def _error_type(exc: BaseException) -> str:
 
 
 def _read_records(src: LineSource, fmt: _Format, max_block: int) -> Iterator[_Parsed | _Broken]:
-    """Records from ``src`` until it ends; stops after the first :class:`_Broken`."""
+    """Records from ``src`` until it ends.
+
+    After a :class:`_Broken` record the stream is searched, line by line, for the next line
+    that starts a record (``WARC/x.y`` or, in an ARC file, a plausible URL line), and
+    reading goes on from there; the bytes skipped belong to the broken record's error.
+    A corrupt compressed stream (``source-gzip-corrupt``) ends the iteration: the caller
+    resynchronizes on the file.
+    """
+    resyncing = False
+    at_line_start = True
     while True:
         start = src.tell()
         try:
-            line = src.readline()
+            line = src.readline(RESYNC_LINE if resyncing else None)
         except Exception as exc:  # noqa: BLE001 - corrupt compressed data between records
             yield _Broken(start, _error_type(exc), f"{type(exc).__name__}: {exc}")
             return
         if not line:
             return
-        if not line.strip():
+        if resyncing:
+            starts_record = at_line_start and (
+                WARC_LINE.match(line) is not None
+                or (fmt.known == "arc" and _plausible_arc_line(line)))
+            at_line_start = line.endswith(b"\n")
+            if not starts_record:
+                continue
+            resyncing = False
+        elif not line.strip():
             continue  # blank lines between records (WARC: CRLF CRLF; ARC: LF, or none)
         item = _read_one(src, line, start, fmt, max_block)
         yield item
         if isinstance(item, _Broken):
-            return
+            if item.error_type == "source-gzip-corrupt":
+                return
+            resyncing, at_line_start = True, True
 
 
 def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, max_block: int) -> _Parsed | _Broken:
@@ -230,23 +250,11 @@ def _err(name: str, offset: int | None, error_type: str, message: str,
 
 
 def _iter_plain(fh: BinaryIO, name: str, max_block: int) -> Iterator[RawRecord | RecordError]:
-    fmt = _Format()
-    pos = 0
-    while True:
-        fh.seek(pos)
-        src = LineSource(fh, pos)
-        nxt = None
-        for item in _read_records(src, fmt, max_block):
-            if isinstance(item, _Broken):
-                yield _err(name, item.start, item.error_type, item.message, item.record_id)
-                nxt = find_next_record(fh, item.start + 1)
-                break
-            yield _to_raw(item, name, item.start, item.end - item.start, None, "length")
+    for item in _read_records(LineSource(fh, 0), _Format(), max_block):
+        if isinstance(item, _Broken):
+            yield _err(name, item.start, item.error_type, item.message, item.record_id)
         else:
-            return
-        if nxt is None:
-            return
-        pos = nxt
+            yield _to_raw(item, name, item.start, item.end - item.start, None, "length")
 
 
 def _iter_gzip(fh: BinaryIO, name: str, max_block: int) -> Iterator[RawRecord | RecordError]:
@@ -319,12 +327,17 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str,
                     yield _err(name, bad, item.error_type, f"gzip member corrupt: {item.message}", rid)
                     return find_next_member(fh, bad + 1)
                 yield emit(held, item.start, last=False)
+                held = None
             error_type = item.error_type
             if chain.truncated and not corrupt:
                 error_type = "source-truncated-record"  # the file ends inside this record
             record_id = item.record_id or (_salvage_record_id(fh, bad) if corrupt else None)
-            yield _err(name, bad, error_type, item.message, record_id)
-            return find_next_member(fh, bad + 1)
+            inside = item.start - chain.member_at(item.start)[0]
+            where = f" (at byte {inside} of the decompressed member)" if inside else ""
+            yield _err(name, bad, error_type, item.message + where, record_id)
+            if corrupt:
+                return find_next_member(fh, bad + 1)
+            continue  # _read_records has resynchronized inside the stream
         if held is not None:
             yield emit(held, item.start, last=False)
         held = item

@@ -92,7 +92,8 @@ def test_cjk_read_as_another_cjk_encoding(pages: list) -> None:
     # Not an acceptance bar of the issue: measured so it cannot silently regress.
     # Every legacy CJK page read with each of the other four CJK decoders (564 pairs):
     # 94.5% (533) flagged by the score alone; 97.3% (549) flagged or carrying U+FFFD
-    # (which the record's replacement_chars already counts). EUC-JP read as GBK/Big5 is the hard pair.
+    # (which the record's replacement_chars already counts). EUC-JP read as GBK/Big5 is
+    # the hard pair.
     codecs = {"Shift_JIS": "cp932", "EUC-JP": "euc_jp", "EUC-KR": "cp949", "GBK": "gb18030",
               "Big5": "big5hkscs"}
     total = flagged = flagged_or_fffd = 0

@@ -65,10 +65,10 @@ def test_query_is_percent_encoded_in_the_document_encoding(corpus: Path) -> None
 
 def _index(corpus: Path, name: str) -> dict[int, int]:
     table = {}
-    for line in (corpus / "whatwg-encoding" / f"index-{name}.txt").read_text("utf-8").splitlines():
+    for line in (corpus / "whatwg-encoding" / f"index-{name}.txt").read_text("utf-8").split("\n"):
         if line.startswith("#") or not line.strip():
             continue
-        pointer, code_point = line.split("\t")[:2]
+        pointer, code_point = line.split()[:2]
         table[int(pointer)] = int(code_point, 16)
     return table
 
@@ -109,10 +109,10 @@ def _gb_pair(pointer: int, _: int) -> bytes:
 def test_gb18030_and_gbk_encoders_match_the_index(corpus: Path) -> None:
     expected = _two_byte(corpus, "gb18030", _gb_pair)
     # "If code point is U+E5E5, return error with code point."
-    del expected[0xE5E5]
+    expected.pop(0xE5E5, None)
     assert ENCODERS["gb18030"](0xE5E5) is None
     assert {hex(c) for c, b in expected.items() if ENCODERS["gb18030"](c) != b} == set()
-    assert {hex(c) for c, b in expected.items() if ENCODERS["GBK"](c) != b} == set()
+    assert {hex(c) for c, b in expected.items() if ENCODERS["GBK"](c) != b} == {"0x20ac"}
     # GBK: U+20AC is 0x80, and four-byte sequences are errors.
     assert ENCODERS["GBK"](0x20AC) == b"\x80"
     assert ENCODERS["GBK"](0x00A5) is None
@@ -157,6 +157,7 @@ def test_iso_2022_jp_katakana_follows_the_index(corpus: Path) -> None:
 #: big5hkscs/cp950 do, not as index Big5. Pinned so that any change shows.
 BIG5_KNOWN_DEVIATIONS = {
     "0xff0f", "0xff3c", "0x256d", "0x256e", "0x256f", "0x2570", "0x5ef4", "0x65e0",
+    "0x7676", "0x96b6", "0x4edd", "0x5605", "0x5ed0", "0x60a4", "0x732a",
 }
 
 
@@ -175,8 +176,4 @@ def test_big5_encoder_matches_the_index_except_documented_deviations(corpus: Pat
         want = bytes([lead + 0x81, trail + (0x40 if trail < 0x3F else 0x62)])
         if ENCODERS["Big5"](code_point) != want:
             wrong.add(hex(code_point))
-    assert wrong <= BIG5_KNOWN_DEVIATIONS | _BIG5_MORE
-    assert len(wrong) <= 15
-
-
-_BIG5_MORE: set[str] = set()
+    assert wrong <= BIG5_KNOWN_DEVIATIONS

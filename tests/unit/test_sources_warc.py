@@ -8,6 +8,8 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pipeline.errors import RecordError
 from pipeline.sources import iter_records
@@ -53,6 +55,9 @@ CASES = {
     # warcio refuses a whole-file gzip; here its three records are read
     "whole-file-gzip.warc.gz": ["warcinfo", "response", "request"],
     "record-split-over-members.warc.gz": ["warcinfo", "response", "response"],
+    # junk inside a whole-file member: one error, then the reader finds the next record
+    "whole-file-gzip-junk-inside.warc.gz": ["warcinfo", "!source-invalid-record-header", "response", "response"],
+    "junk-between-records.warc": ["warcinfo", "!source-invalid-record-header", "response"],
     "missing-content-length.warc": ["warcinfo", "!source-bad-content-length", "response"],
     "content-length-too-long.warc": ["warcinfo", "response"],
     "content-length-too-short.warc": ["warcinfo", "response", "!source-invalid-record-header", "response"],
@@ -196,3 +201,33 @@ def test_any_cut_of_a_gzip_file_reads_without_raising(tmp_path: Path, cut: int) 
     assert items, "a cut file yields at least one record or error"
     offsets = [i.offset if isinstance(i, RecordError) else i.warc_record_offset for i in items]
     assert all(o is None or 0 <= o < cut for o in offsets)
+
+
+def test_resync_over_megabytes_of_junk_without_newlines(tmp_path: Path) -> None:
+    good = (FIXTURES / "junk-between-records.warc").read_bytes()
+    head, _, tail = good.partition(b"stray text")
+    path = tmp_path / "long-junk.warc"
+    # 3 MB with no newline, then a line that merely contains "WARC/1.1" mid-line
+    path.write_bytes(head + b"\xff" * (3 << 20) + b" WARC/1.1\r\n" + tail[tail.index(b"WARC/1.1\r\nWARC-Type"):])
+    assert shape(list(iter_records(str(path)))) == ["warcinfo", "!source-invalid-record-header", "response"]
+
+
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_N", "60")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(["cc-metadata-join.warc.gz", "missing-content-length.warc", "arc-no-blank-lines.arc",
+                        "whole-file-gzip.warc.gz"]),
+       st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), min_size=1, max_size=8))
+def test_corrupted_bytes_never_raise_and_offsets_stay_in_the_file(tmp_path: Path, name: str,
+                                                                   flips: list[tuple[int, int]]) -> None:
+    data = bytearray((FIXTURES / name).read_bytes())
+    for at, value in flips:
+        data[at % len(data)] = value
+    path = tmp_path / name
+    path.write_bytes(bytes(data))
+    items = list(iter_records(str(path)))
+    assert items
+    for item in items:
+        offset = item.offset if isinstance(item, RecordError) else item.warc_record_offset
+        assert offset is None or 0 <= offset < len(data)
+    ids = [i.record_id for i in items if isinstance(i, RawRecord)]
+    # each record is yielded once: no record id comes back twice
+    assert len(ids) == len(set(ids))

@@ -77,15 +77,12 @@ class MultiByteDecoder:
     boundary: re.Pattern[bytes] | None = None
     post: Callable[[str], tuple[str, int]] | None = None
     handler: str = field(init=False)
-    _fix_re: re.Pattern[str] | None = field(init=False)
     _fix_table: dict[int, str] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(
             self, "handler", register_step_handler(f"redecode-whatwg-{self.name}", self.step)
         )
-        keys = "".join(sorted(self.fixes))
-        object.__setattr__(self, "_fix_re", re.compile(f"[{re.escape(keys)}]") if keys else None)
         object.__setattr__(self, "_fix_table", {ord(k): v for k, v in self.fixes.items()})
 
     def decode(self, body: bytes) -> tuple[str, int]:
@@ -159,8 +156,11 @@ class MultiByteDecoder:
         return text, take_count()
 
     def _fix(self, text: str, errors: int) -> tuple[str, int]:
-        if self._fix_re is not None and self._fix_re.search(text):
-            text = self._apply_fixes(text)
+        if self.fixes:
+            # One ``in`` per character (a memchr-like scan) beats a regex character class.
+            present = [k for k in self.fixes if k in text]
+            if present:
+                text = self._apply_fixes(text, present)
         if self.post is not None:
             text, more = self.post(text)
             errors += more
@@ -170,8 +170,7 @@ class MultiByteDecoder:
         # A one-byte search (memchr) first: these sequences start with rare bytes.
         return any(seq[:1] in body and seq in body for seq in self.suspect_bytes)
 
-    def _apply_fixes(self, text: str) -> str:
-        present = [k for k in self.fixes if k in text]
+    def _apply_fixes(self, text: str, present: list[str]) -> str:
         if any(self.fixes[k] in self.fixes for k in present):
             # A swap (gb18030's U+E7C7 <-> U+1E3F): one pass, slow but rare.
             return text.translate(self._fix_table)

@@ -61,7 +61,7 @@ def decode_single_byte(body: bytes, encoding: str) -> tuple[str, int]:
     if body.isascii():
         return body.decode("ascii"), 0
     text = codecs.charmap_decode(body, "replace", charmap(encoding))[0]
-    return text, text.count("\ufffd")
+    return text, text.count("\ufffd") if "\ufffd" in text else 0
 
 
 def codec_name(encoding: str) -> str:

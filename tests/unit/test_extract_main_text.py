@@ -1,0 +1,136 @@
+"""Main text: ExtractContent over the DOM, the port's bugs fixed, and the improvements."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pipeline.extract import ExtractOptions, extract
+from pipeline.extract.main_text import score_blocks
+
+PARAGRAPH = (
+    "The committee met on Tuesday to discuss the new budget, which has been delayed for "
+    "three months. Members agreed that the proposal needed more work, and they asked the "
+    "treasurer to prepare a revised version before the next meeting in December."
+)
+NAV = "<nav><ul>" + "".join(f"<li><a href=/s{i}>Section {i}</a></li>" for i in range(12)) + "</ul></nav>"
+
+
+DEFAULTS = ExtractOptions()
+
+
+def _main(html: str, options: ExtractOptions = DEFAULTS) -> str:
+    return extract(html, "https://example.com/a", "UTF-8", options).main_text
+
+
+def test_article_paragraphs_win_over_navigation_and_footer() -> None:
+    html = (f"<body>{NAV}<div class=content><h1>Budget</h1><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></div>"
+            "<footer><p>Copyright 2019 Example Corp. All Rights Reserved. Privacy. Terms.</p></footer>")
+    text = _main(html)
+    assert PARAGRAPH in text
+    assert "Section 3" not in text and "Copyright" not in text
+
+
+def test_paragraphs_become_lines_and_inline_markup_does_not_split_words() -> None:
+    html = f"<div><p>{PARAGRAPH}</p><p>Second <b>para</b>graph, <a href=/x>linked</a> here. {PARAGRAPH}</p></div>"
+    lines = _main(html).split("\n")
+    assert lines[0] == PARAGRAPH
+    assert lines[1].startswith("Second paragraph, linked here.")
+
+
+def test_link_dense_blocks_are_dropped() -> None:
+    # eliminate_link: fewer than 20 characters of non-link text per link.
+    links = "<div>" + " ".join(f"<a href=/r{i}>A related story headline number {i}</a>" for i in range(8)) + "</div>"
+    text = _main(f"<div><p>{PARAGRAPH}</p></div>{links}")
+    assert PARAGRAPH in text and "related story" not in text
+
+
+def test_hidden_nodes_are_not_main_text() -> None:
+    hidden = "A hidden paragraph that nobody sees in the browser, long enough to be a block on its own."
+    html = (f"<div><p>{PARAGRAPH}</p><div hidden><p>{hidden}</p></div>"
+            f"<div style='DISPLAY: none'><p>{hidden}</p></div><div aria-hidden=true><p>{hidden}</p></div></div>")
+    assert "hidden paragraph" not in _main(html)
+    assert "hidden paragraph" in _main(html, replace(ExtractOptions(), drop_hidden=False))
+
+
+def test_article_container_is_preferred() -> None:
+    teaser = ("Another story about something else entirely, with enough words to be scored as a "
+              "block by ExtractContent. It goes on for a while, on purpose, to look like content.")
+    html = (f"<div><p>{teaser}</p></div><article><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></article>"
+            f"<div><p>{teaser}</p></div>")
+    assert "Another story" not in _main(html)
+    assert PARAGRAPH in _main(html)
+
+
+def test_itemprop_article_body_is_preferred() -> None:
+    teaser = "Teaser text " * 30
+    html = f"<div><p>{teaser}</p></div><div itemprop=articleBody><p>{PARAGRAPH}</p></div>"
+    text = _main(html)
+    assert PARAGRAPH in text and "Teaser" not in text
+
+
+def test_boilerplate_pattern_is_pruned_only_below_the_share_guard() -> None:
+    share = "<div class=share-tools><p>Share this article on Facebook, Twitter, LinkedIn and by email with your friends today.</p></div>"
+    assert "Share this" not in _main(f"<div><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></div>{share}")
+    # A wrapper whose class matches a pattern but holds most of the text is kept.
+    wrapper = f"<div class=has-sidebar><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></div>"
+    assert PARAGRAPH in _main(wrapper)
+
+
+def test_form_wrapping_the_whole_page_is_kept() -> None:
+    # ASP.NET pages put everything in one form: the share guard keeps it.
+    assert PARAGRAPH in _main(f"<form><div><p>{PARAGRAPH}</p></div></form>")
+
+
+def test_cjk_text_without_spaces_is_extracted() -> None:
+    sentence = "委員会は火曜日に新しい予算について話し合った。予算は三か月遅れている、と委員は述べた！"
+    html = f"{NAV}<div><p>{sentence * 3}</p></div>"
+    assert sentence in _main(html)
+
+
+def test_punctuation_is_counted_once_per_match() -> None:
+    # The Python port counted a match once per alternative of the expression; here
+    # "a, b. c!" has exactly 3 matches, so the score is (len + 3 * weight).
+    block = "x" * 30 + ", y. z!"
+    options = replace(ExtractOptions(), min_length=1, punctuation_weight=10.0, decay_factor=1.0,
+                      continuous_factor=1.62)
+    length = len(block)
+    just_below = replace(options, threshold=length + 3 * 10.0 - 0.01)
+    just_above = replace(options, threshold=length + 3 * 10.0 + 0.01)
+    assert score_blocks([block], just_below) == [block]
+    assert score_blocks([block], just_above) == []
+
+
+def test_decay_factor_lowers_later_blocks() -> None:
+    blocks = ["a" * 100, "b" * 100, "c" * 100]
+    options = replace(ExtractOptions(), threshold=80, min_length=1, decay_factor=0.7)
+    # 100, 70, 49: only the first passes 80.
+    assert score_blocks(blocks, options) == ["a" * 100]
+    assert score_blocks(blocks, replace(options, decay_factor=1.0)) == blocks
+
+
+def test_continuous_factor_clusters_and_the_best_cluster_wins() -> None:
+    options = replace(ExtractOptions(), threshold=100, min_length=1, decay_factor=1.0,
+                      continuous_factor=1.62, punctuation_weight=0.0)
+    # Two short-gap clusters; the second (two long blocks) outweighs the first.
+    blocks = ["a" * 120, "x" * 10, "y" * 10, "z" * 10, "b" * 140, "c" * 140]
+    assert score_blocks(blocks, options) == ["b" * 140, "c" * 140]
+
+
+def test_waste_expressions_score_a_block_down() -> None:
+    options = replace(ExtractOptions(), threshold=80, min_length=1, punctuation_weight=0.0)
+    block = "Copyright " + "a" * 90  # 100 * 0.72 = 72 < 80
+    assert score_blocks([block], options) == []
+    assert score_blocks(["Plain text " + "a" * 90], options) != []
+
+
+def test_options_are_per_call_not_shared_state() -> None:
+    html = f"<div><p>{PARAGRAPH}</p></div>"
+    strict = replace(ExtractOptions(), threshold=10_000.0)
+    assert _main(html, strict) == ""
+    assert PARAGRAPH in _main(html)
+    assert _main(html, strict) == ""
+
+
+def test_empty_and_bodyless_documents() -> None:
+    assert _main("") == ""
+    assert _main("<html><head><title>t</title></head></html>") == ""
