@@ -12,6 +12,8 @@ from pipeline import audit
 
 #: Hosts drawn in the FFFD-over-time and mojibake charts (the worst ones).
 TOP_HOSTS = 8
+#: TLDs drawn in the encoding-mix chart (the ones with most pages; the table has them all).
+TOP_TLDS = 12
 #: Chart palette (colour-blind safe, Okabe-Ito).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
            "#000000")
@@ -24,7 +26,8 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 980p
        color: #222; background: #fff; }
 h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 32px;
   border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
+table { border-collapse: collapse; margin: 8px 0; font-size: 13px; display: block;
+        overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .legend span { display: inline-block; margin-right: 14px; }
@@ -83,9 +86,19 @@ def bar_chart(labels: list[str], series: dict[str, list[float]], *, percent: boo
     return (_legend(names) if len(names) > 1 else "") + "".join(parts)
 
 
-def line_chart(series: dict[str, list[tuple[Any, float]]], *, percent: bool = True) -> str:
-    """One line (with dots) per series over shared x values (dates or run ids), inline SVG."""
-    xs = sorted({x for points in series.values() for x, _ in points}, key=_sort_key)
+def line_chart(
+    series: dict[str, list[tuple[Any, float]]],
+    *,
+    percent: bool = True,
+    x_order: list[Any] | None = None,
+) -> str:
+    """One line (with dots) per series over shared x values, inline SVG.
+
+    x values are sorted (dates by date) unless ``x_order`` gives their order (run ids).
+    """
+    seen = {x for points in series.values() for x, _ in points}
+    xs = ([x for x in x_order if x in seen] if x_order is not None
+          else sorted(seen, key=_sort_key))
     if not xs:
         return "<p>No rows.</p>"
     height, left, right, top, bottom = 260, 60, 60, 14, 40
@@ -114,7 +127,7 @@ def line_chart(series: dict[str, list[tuple[Any, float]]], *, percent: bool = Tr
                      f"{_esc(x)}</text>")
     for index, (name, points) in enumerate(series.items()):
         colour = PALETTE[index % len(PALETTE)]
-        ordered = sorted(points, key=lambda point: _sort_key(point[0]))
+        ordered = sorted(points, key=lambda point: xs.index(point[0]))
         path = " ".join(f"{x_at(x):.1f},{y_at(y):.1f}" for x, y in ordered)
         parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
                      f'stroke-width="2"/>')
@@ -170,7 +183,7 @@ def render(out: Path | str, run: str | None = None) -> str:
     mojibake_hosts = audit.query(con, "audit_mojibake_by_host")
     spikes = audit.query(con, "audit_fffd_spikes")
 
-    tlds = mix.as_dicts()
+    tlds = mix.as_dicts()[:TOP_TLDS]
     mix_chart = bar_chart(
         [row["url_host_tld"] for row in tlds],
         {"pages": [row["pages"] for row in tlds],
@@ -187,19 +200,20 @@ def render(out: Path | str, run: str | None = None) -> str:
     for row in run_days:
         fffd_by_host[row["url_host_name"]] = (fffd_by_host.get(row["url_host_name"], 0)
                                               + row["fffd_records"])
-    worst = sorted(fffd_by_host, key=lambda host: (-fffd_by_host[host], host))[:TOP_HOSTS]
+    worst = sorted((host for host, count in fffd_by_host.items() if count),
+                   key=lambda host: (-fffd_by_host[host], host))[:TOP_HOSTS]
     fffd_chart = line_chart({
         host: [(row["fetch_day"], row["fffd_rate"]) for row in run_days
                if row["url_host_name"] == host]
         for host in worst
-    })
+    }) if worst else "<p>No page of this run has U+FFFD.</p>"
     top_mojibake = [row for row in mojibake_hosts.as_dicts() if row["mojibake_records"]]
     top_mojibake = top_mojibake[:TOP_HOSTS]
     mojibake_chart = bar_chart(
         [row["url_host_name"] for row in top_mojibake],
         {"mojibake": [row["mojibake_rate"] for row in top_mojibake]},
         percent=True,
-    )
+    ) if top_mojibake else "<p>No page of this run is flagged as mojibake.</p>"
 
     per_run: dict[str, list[tuple[Any, float]]] = {"mojibake_rate": [], "fffd_rate": [],
                                                    "browser_mismatch_rate": []}
@@ -236,7 +250,8 @@ def render(out: Path | str, run: str | None = None) -> str:
         _section("Top mojibake hosts", "Share of pages whose text looks decoded with the "
                  "wrong encoding.", mojibake_chart, html_table(mojibake_hosts)),
         _section("Run-to-run change", "What changed between the two newest runs, and the "
-                 "rates per run.", *change, line_chart(per_run)),
+                 "rates per run.", *change, "<h3>Rates per run, oldest first</h3>",
+                 line_chart(per_run, x_order=list(reversed(runs)))),
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

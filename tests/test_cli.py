@@ -39,9 +39,9 @@ def test_run_with_the_sample_rules_uses_the_rule(tmp_path: Path) -> None:
               "--rules", str(SAMPLE / "rules.toml")],
     )
     assert result.exit_code == 0, result.output
-    (rule_rows,) = duckdb.sql(
+    ((rule_rows,),) = duckdb.sql(
         f"select count(*) from read_parquet('{out}/records/*/*.parquet') where encoding_source = 'rule'"
-    ).fetchone()
+    ).fetchall()
     assert rule_rows > 0
 
 

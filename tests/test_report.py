@@ -23,7 +23,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "out"
-    build.rules_change_runs(out)  # two runs: FFFD in the first, a rule change in the second
+    build.report_runs(out)  # two runs: a rule change, FFFD and mojibake: every chart draws
     output = out / "report.html"
     result = CliRunner().invoke(app, ["report", "--out", str(out), "-o", str(output)])
     assert result.exit_code == 0, result.output
@@ -155,3 +155,10 @@ def test_the_harness_sees_console_errors_and_blank_pages(tmp_path: Path) -> None
     assert any("undefined_function" in line for line in console)
     colours, inked = _colour_stats(screenshot)
     assert colours == 1 and inked == 0.0
+
+
+def test_line_chart_keeps_the_given_run_order() -> None:
+    # run ids are not sortable by name: "after" must come after "before" when told so
+    svg = report.line_chart({"rate": [("after", 0.2), ("before", 0.1)]},
+                            x_order=["before", "after"])
+    assert svg.index(">before</text>") < svg.index(">after</text>")

@@ -4,6 +4,8 @@ broken data; sql/views.sql is the generated text; the files keep the dbt style r
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -163,6 +165,11 @@ def test_views_sql_is_generated_text() -> None:
     assert audit.VIEWS_SQL.read_text(encoding="utf-8") == audit.render_views_sql()
 
 
+def test_views_sql_lines_are_short() -> None:
+    lines = audit.VIEWS_SQL.read_text(encoding="utf-8").splitlines()
+    assert [line for line in lines if len(line) > 80] == []
+
+
 def test_views_sql_runs_as_the_duckdb_cli_reads_it(outs: dict[str, Path]) -> None:
     # what `duckdb -c "set variable redecode_out = '...'" -c ".read sql/views.sql"` does
     con = duckdb.connect()
@@ -194,3 +201,64 @@ def test_sql_file_follows_dbt_style(name: str) -> None:
         "no single-letter aliases"
     assert not re.search(r"\n\s*,", code), "trailing commas, not leading"
     assert "read_parquet" not in code, "SQL never names a file: views come from audit.py"
+
+
+def test_run_id_column_in_files_and_in_the_hive_path_agree_even_when_numeric(
+    tmp_path: Path,
+) -> None:
+    # run_id is both a column inside each part and the run_id=... folder; a numeric-looking
+    # id must stay a varchar (hive_types), not be auto-cast to an integer
+    build.write_run(tmp_path, "20261130", build._records("20261130"))
+    con = audit.connect(tmp_path)
+    assert audit.gate_values(con)["run_id"] == "20261130"
+    assert con.execute("select distinct typeof(run_id) from records").fetchall() == [("VARCHAR",)]
+
+
+# --- the real sample crawl, decoded by the real runner ---------------------------------------
+
+SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample"
+
+
+@pytest.fixture(scope="module")
+def sample_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """data/sample/ decoded twice: plain, then with data/sample/rules.toml."""
+    out = tmp_path_factory.mktemp("sample") / "out"
+    for extra in ([], ["--rules", str(SAMPLE / "rules.toml")]):
+        completed = subprocess.run(
+            [sys.executable, "-m", "pipeline", "run", str(SAMPLE), "--out", str(out), *extra],
+            capture_output=True, text=True, timeout=300, check=False,
+        )
+        assert completed.returncode == 0, completed.stderr[-3000:]
+    return out
+
+
+def test_every_sql_file_runs_on_the_sample_and_checks_are_empty(sample_out: Path) -> None:
+    con = audit.connect(sample_out)
+    assert len(audit.run_ids(con)) == 2
+    assert audit.gate_values(con)["records"] > 0
+    for name in SQL_FILES:
+        result = audit.query(con, name)
+        if name.startswith("check_"):
+            assert result.rows == [], name
+
+
+def test_rules_file_changes_decisions_on_the_sample(sample_out: Path) -> None:
+    newest_first = audit.run_ids(audit.connect(sample_out))
+    con = audit.connect(sample_out, run_a=newest_first[1], run_b=newest_first[0])
+    changes = audit.query(con, "audit_decision_changes").as_dicts()
+    changed = {row["url_host_name"]: row for row in changes if row["is_decision_changed"]}
+    # rules.toml forces windows-1251 under mislabeled.example.com/ru/ (the header lies)
+    assert changed["mislabeled.example.com"]["encoding_b"] == "windows-1251"
+    assert changed["mislabeled.example.com"]["source_b"] == "rule"
+
+
+def test_audit_gates_pass_on_the_clean_sample(sample_out: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pipeline.cli_audit import app
+
+    result = CliRunner().invoke(app, [
+        "audit", "--out", str(sample_out), "--fail-on", "fffd_spike_hosts>0",
+        "--fail-on", "errors>100", "--fail-on", "mojibake_rate>0.5",
+    ])
+    assert result.exit_code == 0, result.output

@@ -41,7 +41,7 @@ def decode_html(
     content_type: str | None = None,
     url: str | None = None,
     *,
-    policy: str = "standard",
+    policy: str | None = None,
     rules: Any = None,
     crawler_charset: str | None = None,
 ) -> Decoded:
@@ -49,14 +49,17 @@ def decode_html(
 
     ``content_type`` is the HTTP ``Content-Type`` value, ``url`` the page URL (its TLD steers
     detection and the browser fallback), ``policy`` one of ``standard``, ``browser``,
-    ``repair``; ``rules`` supplies operator overrides. ``crawler_charset`` (a WARC's
+    ``repair`` (None, the default: the policy of ``rules``, which is ``standard`` unless the rules
+say otherwise); ``rules`` supplies operator overrides. ``crawler_charset`` (a WARC's
     ``WARC-Identified-Content-Charset``) is recorded as a signal only. A BOM is stripped when
     it decided the encoding. Never raises on any bytes; malformed sequences become U+FFFD,
     counted in ``decode_errors``.
     """
+    options = options_from_rules(rules)
+    if policy is None:
+        policy = options.policy
     if policy not in _POLICIES:
         raise ValueError(f"policy must be one of {_POLICIES}, not {policy!r}")
-    options = options_from_rules(rules)
     if options.policy != policy:
         options = dataclasses.replace(options, policy=policy)  # type: ignore[arg-type]
     body = bytes(body)

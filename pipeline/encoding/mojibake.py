@@ -13,8 +13,9 @@ encoding, and would a naive ``requests``-style decode have garbled it?
 - ``cjk``: CJK read as the wrong CJK encoding — share of Han/Hangul/kana chars that are rare
   (outside the frequent sets GB2312 level 1, Big5 frequent, JIS X 0208 level 1, KS X 1001
   Hangul; half-width katakana; private use), plus Hangul compatibility jamo beside syllables
-  (EUC-JP kana read as EUC-KR) and Han chars split by single spaces (Korean, which spaces
-  words, read as a Chinese/Japanese encoding).
+  (EUC-JP kana read as EUC-KR), Han chars split by single spaces (Korean, which spaces
+  words, read as a Chinese/Japanese encoding) and simplified-only Hanzi beside kana (EUC-JP
+  read as GBK).
 
 A record is *flagged* when ``mojibake_score(text) > MOJIBAKE_THRESHOLD`` (``is_mojibake``);
 that constant is the one place the threshold lives (``sql/views.sql`` is generated from it).
@@ -23,10 +24,14 @@ that constant is the one place the threshold lives (``sql/views.sql`` is generat
 ``get_encoding_from_headers`` (header charset, else ISO-8859-1 for any content type containing
 "text", UTF-8 for application/json, else charset detection) then ``str(body, enc, "replace")``
 with a UTF-8 fallback on unknown codecs — and says whether that text differs from the correct
-decode.
+decode. Deviations from requests (each marked ``DEVIATION:`` and tested):
+
+- detection (no usable header) is always charset_normalizer's, never chardet's;
+- where requests raises instead of returning text, the answer is True;
+- a leading U+FEFF kept by Python's "utf-8" codec is not a difference.
 
 Measured on ``../shared/corpus/chardet`` (tests/conformance/test_mojibake_validation.py):
-wrong decodes flagged 580 of 580, right decodes 1 of 389 (a CP932 character-table dump);
+wrong decodes flagged 580 of 580, right decodes 1 of 387 (a CP932 character-table dump);
 CJK read as another CJK encoding 94.5%. notes/audit.md has the numbers and the commands.
 """
 
@@ -50,9 +55,9 @@ HAN_SPACE_MIN_SHARE = 0.12
 #: Written Cantonese particles: outside the frequent sets but common in Hong Kong pages.
 CANTONESE_CHARS = "冇咁嗰佢睇嘅咗喺啲乜嘢啱噉哋嚟俾攞揾搵諗冧"
 
-#: The letter-soup and CJK shares are ratios, estimated on at most this many chars taken as
-#: SAMPLE_SLICES evenly spaced slices: a page read with the wrong encoding is wrong all over,
-#: and each regex pass costs 4-15 ns a char.
+#: The badness, letter-soup and CJK shares are ratios, estimated on at most this many chars
+#: taken as SAMPLE_SLICES evenly spaced slices: a page read with the wrong encoding is wrong
+#: all over, and each regex pass costs 4-15 ns a char. (NUL and ISO-2022 look at all of it.)
 SAMPLE_CHARS = 16_384
 SAMPLE_SLICES = 4
 
@@ -187,9 +192,9 @@ def _cjk_share(text: str) -> float:
     han_space = len(_HAN_SPACE_HAN_RE.findall(text))
     if han_space >= HAN_SPACE_MIN_SHARE * cjk:
         suspicious += han_space
-    kana = len(_KANA_RE.findall(text))
-    if kana >= 0.05 * cjk:
-        suspicious += len(_simplified_only_re().findall(text))
+    simplified_only = len(_simplified_only_re().findall(text))
+    if simplified_only and len(_KANA_RE.findall(text)) >= 0.05 * cjk:
+        suspicious += simplified_only
     return min(1.0, suspicious / cjk)
 
 
@@ -227,11 +232,11 @@ def mojibake_score(text: str) -> float:
         return 1.0
     if text.isascii():
         return score
-    non_ascii = length - len(text.encode("ascii", "ignore"))
-    latin = badness_count(text) / non_ascii
     sample = _sample(text)
-    if sample is not text:
-        non_ascii = max(1, len(sample) - len(sample.encode("ascii", "ignore")))
+    non_ascii = len(sample) - len(sample.encode("ascii", "ignore"))
+    if not non_ascii:
+        return score
+    latin = badness_count(sample) / non_ascii
     soup = sum(len(run) for run in _SOUP_RE.findall(sample) if len(set(run)) > 1) / non_ascii
     return min(1.0, max(score, latin, soup, _cjk_share(sample)))
 
@@ -304,9 +309,10 @@ def _requests_text(body: bytes, content_type: str | None) -> str | None:
     if encoding is _RequestsFailed:
         return None
     if encoding is None:
-        # apparent_encoding: charset detection (requests uses chardet when installed, else
-        # charset_normalizer, its declared dependency — we assume the latter). Pure ASCII is
-        # detected as "ascii" by both, so it needs no detector.
+        # apparent_encoding: charset detection. Pure ASCII is detected as "ascii" by every
+        # detector, so it needs none.
+        # DEVIATION: always charset_normalizer — requests prefers chardet when installed;
+        # charset_normalizer is its declared dependency, so what a fresh install does.
         if body.isascii():
             encoding = "ascii"
         else:
@@ -345,8 +351,12 @@ def naive_decode_garbled(body: bytes, content_type: str | None, correct_text: st
                 return body.decode("ascii") != correct_text
         naive = _requests_text(body, content_type)
         if naive is None:
+            # DEVIATION: requests raises here (no text at all); counted as garbled, since
+            # the naive pipeline did not get the page's text.
             return True
         if naive.startswith("\ufeff") and not correct_text.startswith("\ufeff"):
+            # DEVIATION: a leading U+FEFF that Python's "utf-8" keeps is not counted as a
+            # difference — invisible, and not what "garbled" means in the survey.
             naive = naive[1:]
         return naive != correct_text
     except Exception:  # never raise on bytes from the wild

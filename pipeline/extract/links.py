@@ -7,19 +7,17 @@ https://html.spec.whatwg.org/multipage/links.html#following-hyperlinks-2 (URLs a
 
 from __future__ import annotations
 
-from selectolax.lexbor import LexborNode
-
 from pipeline.extract.domains import registered_domain, url_host
 from pipeline.extract.fields import Link
-from pipeline.extract.tree import rel_keywords
-from pipeline.extract.urls import resolve_url_and_host
+from pipeline.extract.tree import Scan, rel_keywords
+from pipeline.extract.urls import Resolver
 
 #: ``link`` elements kept (by rel keyword).
 LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
 
 
 def extract_links(
-    found: dict[str, list[LexborNode]], base_url: str | None, page_url: str | None, encoding: str
+    found: Scan, base_url: str | None, page_url: str | None, encoding: str
 ) -> tuple[tuple[Link, ...], int]:
     """Every link of the document, in tree order, and the count of hrefs that failed.
 
@@ -29,10 +27,11 @@ def extract_links(
     domain, e.g. ``mailto:`` or a page without URL).
     """
     page_domain = registered_domain(url_host(page_url)) if page_url else None
-    seen: dict[str, tuple[str | None, bool | None]] = {}
+    resolve = Resolver(base_url, encoding)
+    internal_of: dict[str, bool | None] = {}
     links: list[Link] = []
     bad = 0
-    for node in found["links"]:
+    for node in found.links:
         attrs = node.attributes
         href = attrs.get("href")
         if href is None:
@@ -49,19 +48,15 @@ def extract_links(
         else:
             # Anchor text: every run of whitespace (Unicode's, NBSP included) becomes one space.
             text = " ".join(node.text().split())
-        known = seen.get(href)
-        if known is None:
-            parsed = resolve_url_and_host(href, base_url, encoding)
-            target = internal = None
-            if parsed is not None:
-                target, host = parsed
-                if page_domain is not None:
-                    domain = registered_domain(host)
-                    internal = None if domain is None else domain == page_domain
-            known = seen[href] = (target, internal)
-        target, internal = known
-        if target is None:
+        parsed = resolve(href)
+        if parsed is None:
             bad += 1
             continue
+        target, host = parsed
+        if host in internal_of:
+            internal = internal_of[host]
+        else:
+            domain = registered_domain(host) if page_domain is not None else None
+            internal = internal_of[host] = None if domain is None else domain == page_domain
         links.append(Link(target, text, rel, tag, "href", internal, "nofollow" in keywords))
     return tuple(links), bad

@@ -38,6 +38,7 @@ from functools import lru_cache
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pipeline.extract.options import DEFAULT_WASTE_EXPRESSIONS, ExtractOptions
+from pipeline.extract.tree import tag_ids
 
 #: Never rendered as text (or not text at all): removed before anything is measured.
 INVISIBLE_SELECTOR = (
@@ -67,9 +68,16 @@ _PATTERN_CANDIDATES = ", ".join(f"{tag}[{attr}]" for tag in sorted(PATTERN_TAGS)
 _HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.ASCII | re.IGNORECASE)
 #: Elements that start and end an ExtractContent block (the original's div/td/center,
 #: plus the HTML5 sectioning and table/list containers that play their role today).
-BLOCK_TAGS = "div, td, th, center, section, article, main, header, table, ul, ol, dl, figure, blockquote, pre"
+BLOCK_TAGS = ("div", "td", "th", "center", "section", "article", "main", "header", "table", "ul",
+              "ol", "dl", "figure", "blockquote", "pre")
 #: Elements that only start a new line inside a block.
-LINE_TAGS = "p, h1, h2, h3, h4, h5, h6, li, dt, dd, tr, br, figcaption, hr"
+LINE_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "tr", "br", "figcaption", "hr")
+_BLOCK, _LINE_START, _LINK = 1, 2, 3
+_MARK_KINDS: dict[int, int] = {
+    **{tag_id: _BLOCK for tag_id in tag_ids(BLOCK_TAGS)},
+    **{tag_id: _LINE_START for tag_id in tag_ids(LINE_TAGS)},
+    **{tag_id: _LINK for tag_id in tag_ids(("a",))},
+}
 
 _HARD = "\ue000"  # block boundary
 _LINK_OPEN = "\ue001"
@@ -164,14 +172,19 @@ def _container(root: LexborNode, total: int, options: ExtractOptions) -> LexborN
 
 
 def _mark(root: LexborNode) -> None:
-    for node in root.css(BLOCK_TAGS):
-        node.insert_before(_HARD)
-        node.insert_after(_HARD)
-    for node in root.css(LINE_TAGS):
-        node.insert_before(_LINE)
-    for node in root.css("a"):
-        node.insert_before(_LINK_OPEN)
-        node.insert_after(_LINK_CLOSE)
+    """Insert the marker text nodes (one walk; the nodes are collected before the tree
+    changes)."""
+    kinds = _MARK_KINDS
+    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
+    for node, kind in marked:
+        if kind == _BLOCK:
+            node.insert_before(_HARD)
+            node.insert_after(_HARD)
+        elif kind == _LINE_START:
+            node.insert_before(_LINE)
+        else:
+            node.insert_before(_LINK_OPEN)
+            node.insert_after(_LINK_CLOSE)
 
 
 def _split_links(block: str) -> tuple[str, int]:

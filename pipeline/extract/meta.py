@@ -13,6 +13,7 @@ from selectolax.lexbor import LexborNode
 
 from pipeline.extract.tree import (
     ASCII_WHITESPACE,
+    Scan,
     is_html_element,
     rel_keywords,
     strip_and_collapse,
@@ -77,7 +78,7 @@ def document_base_url(bases: list[LexborNode], url: str | None, encoding: str) -
     return (resolved if resolved is not None else url), href
 
 
-def extract_metadata(found: dict[str, list[LexborNode]], url: str | None, encoding: str) -> Metadata:
+def extract_metadata(found: Scan, url: str | None, encoding: str) -> Metadata:
     """Collect every metadata field of a parsed document (the tree is not modified).
 
     ``found`` is :func:`pipeline.extract.tree.scan`'s result; ``url`` is the parsed record URL (or None); ``encoding`` the document's WHATWG name.

@@ -8,6 +8,8 @@ one a browser builds: misnested and unclosed tags, raw ``<`` in text and untermi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 #: ASCII whitespace per the Infra Standard: TAB, LF, FF, CR, SPACE (not NBSP).
@@ -103,8 +105,8 @@ _INTEGRATION_POINTS = frozenset(
 
 
 #: Tags the one shared scan collects: what metadata, links and main text need from the
-#: untouched tree. One selector list is one walk of the tree in C (each walk costs about
-#: as much as parsing 15 KB), so every extractor shares this walk.
+#: untouched tree. One walk in tree order serves every extractor (a CSS selector list of
+#: these 27 tags costs twice a Python walk that dispatches on Lexbor's tag ids).
 SCAN_TAGS = (
     "html", "title", "base", "meta", "link", "a", "area",
     # never rendered as text: removed before the main text is measured
@@ -112,35 +114,73 @@ SCAN_TAGS = (
     "canvas", "select", "textarea", "button", "input", "video", "audio", "map", "datalist",
     "dialog",
 )
-_SCAN_SELECTOR = ", ".join(SCAN_TAGS)
+_LINK_TAGS = frozenset({"a", "area", "link"})
+#: Removed before the main text is measured (a ``title`` in the body is not rendered).
+_INVISIBLE = frozenset(SCAN_TAGS[7:]) | {"title"}
 
 
-def scan(tree: LexborHTMLParser) -> dict[str, list[LexborNode]]:
-    """The elements of ``SCAN_TAGS`` in tree order, grouped by tag name, plus ``"links"``
-    (the ``a``, ``area`` and ``link`` elements) and ``"invisible"`` (the never-rendered
-    ones, from ``script`` on), each in tree order.
+def tag_ids(names: tuple[str, ...] | frozenset[str]) -> dict[int, str]:
+    """Lexbor tag id → tag name for ``names`` (HTML elements), read off a parsed sample:
+    the ids are constants of the library, and an int compares faster than a name.
+
+    >>> sorted(tag_ids(("p", "a")).values())
+    ['a', 'p']
+    """
+    ids: dict[int, str] = {}
+    for tag in names:
+        # Table parts only exist inside a table: try the contexts the tree builder needs.
+        for context in ("", "<table><tbody><tr>"):
+            sample = LexborHTMLParser(f"{context}<{tag}></{tag}>")
+            found = [node.tag_id for node in sample.root.traverse() if node.tag == tag]
+            if found:
+                ids[found[0]] = tag
+                break
+    missing = set(names) - set(ids.values())
+    if missing:
+        raise ValueError(f"no Lexbor tag id for {sorted(missing)}")
+    return ids
+
+
+_TAG_IDS = tag_ids(SCAN_TAGS)
+
+
+@dataclass(slots=True)
+class Scan:
+    """The one walk's findings: ``SCAN_TAGS`` elements by tag, in tree order."""
+
+    tags: dict[str, list[LexborNode]]
+    links: list[LexborNode]  # a, area and link elements, in tree order
+    invisible: list[LexborNode]  # never-rendered elements (script ... dialog), in tree order
+    elements: int  # every element of the document
+
+    def __getitem__(self, key: str) -> list[LexborNode]:
+        if key == "links":
+            return self.links
+        if key == "invisible":
+            return self.invisible
+        return self.tags[key]
+
+
+def scan(tree: LexborHTMLParser) -> Scan:
+    """Walk the document once and collect what the extractors need.
 
     >>> found = scan(parse_document("<title>t</title><a href=x>1</a><a>2</a>"))
-    >>> [n.text() for n in found["a"]], len(found["title"])
-    (['1', '2'], 1)
+    >>> [n.text() for n in found["a"]], len(found["title"]), found.elements
+    (['1', '2'], 1, 6)
     """
-    found: dict[str, list[LexborNode]] = {tag: [] for tag in SCAN_TAGS}
+    tags: dict[str, list[LexborNode]] = {tag: [] for tag in SCAN_TAGS}
     links: list[LexborNode] = []
     invisible: list[LexborNode] = []
-    for node in tree.css(_SCAN_SELECTOR):
-        tag = node.tag or ""
-        bucket = found.get(tag)
-        if bucket is not None:
-            bucket.append(node)
-            if tag in _LINK_TAGS:
-                links.append(node)
-            elif tag in _INVISIBLE:
-                invisible.append(node)
-    found["links"] = links
-    found["invisible"] = invisible
-    return found
-
-
-_LINK_TAGS = frozenset({"a", "area", "link"})
-#: The never-rendered tags of the scan (``main_text`` removes these elements).
-_INVISIBLE = frozenset(SCAN_TAGS[7:])
+    wanted = _TAG_IDS
+    elements = 0
+    for node in tree.root.traverse():
+        elements += 1
+        tag = wanted.get(node.tag_id)
+        if tag is None:
+            continue
+        tags[tag].append(node)
+        if tag in _LINK_TAGS:
+            links.append(node)
+        elif tag in _INVISIBLE:
+            invisible.append(node)
+    return Scan(tags, links, invisible, elements)

@@ -59,9 +59,16 @@ def _input_query(href: str) -> str | None:
 def _ada_parse(href: str, base: str | None) -> tuple[str, str] | None:
     """Basic URL parser (UTF-8): the href and hostname, or None on failure."""
     try:
-        data = href.encode("utf-8")
         base_data = base.encode("utf-8") if base is not None else None
     except UnicodeEncodeError:  # a lone surrogate: not a scalar value string
+        return None
+    return _ada_parse_bytes(href, base_data, base)
+
+
+def _ada_parse_bytes(href: str, base_data: bytes | None, base: str | None) -> tuple[str, str] | None:
+    try:
+        data = href.encode("utf-8")
+    except UnicodeEncodeError:
         return None
     if _lib is None:
         try:
@@ -69,21 +76,49 @@ def _ada_parse(href: str, base: str | None) -> tuple[str, str] | None:
         except ValueError:
             return None
         return url.href, url.hostname
+    lib = _lib
     if base_data is None:
-        handle = _lib.ada_parse(data, len(data))
+        handle = lib.ada_parse(data, len(data))
     else:
-        handle = _lib.ada_parse_with_base(data, len(data), base_data, len(base_data))
-    try:
-        if not _lib.ada_is_valid(handle):
-            return None
-        out = _lib.ada_get_href(handle)
-        host = _lib.ada_get_hostname(handle)
-        return (
-            _ffi.unpack(out.data, out.length).decode("utf-8"),
-            _ffi.unpack(host.data, host.length).decode("utf-8") if host.length else "",
-        )
-    finally:
-        _lib.ada_free(handle)
+        handle = lib.ada_parse_with_base(data, len(data), base_data, len(base_data))
+    if not lib.ada_is_valid(handle):
+        lib.ada_free(handle)
+        return None
+    out = lib.ada_get_href(handle)
+    host = lib.ada_get_hostname(handle)
+    unpack = _ffi.unpack
+    result = (
+        unpack(out.data, out.length).decode("utf-8"),
+        unpack(host.data, host.length).decode("utf-8") if host.length else "",
+    )
+    lib.ada_free(handle)
+    return result
+
+
+class Resolver:
+    """Resolves the URLs of one document: base URL and encoding fixed, results cached."""
+
+    __slots__ = ("_base", "_base_data", "_encoding", "_cache")
+
+    def __init__(self, base: str | None, encoding: str = "UTF-8") -> None:
+        self._base = base
+        try:
+            self._base_data = base.encode("utf-8") if base is not None else None
+        except UnicodeEncodeError:
+            self._base, self._base_data = None, None
+        self._encoding = encoding
+        self._cache: dict[str, tuple[str, str] | None] = {}
+
+    def __call__(self, href: str) -> tuple[str, str] | None:
+        """``(url, hostname)`` for ``href``, or None when it does not parse."""
+        cache = self._cache
+        if href in cache:
+            return cache[href]
+        parsed = _ada_parse_bytes(href, self._base_data, self._base)
+        if parsed is not None:
+            parsed = _document_encoded(href, parsed, self._encoding)
+        cache[href] = parsed
+        return parsed
 
 
 def resolve_url(href: str, base: str | None, encoding: str = "UTF-8") -> str | None:
@@ -107,6 +142,11 @@ def resolve_url_and_host(href: str, base: str | None, encoding: str = "UTF-8") -
     parsed = _ada_parse(href, base)
     if parsed is None:
         return None
+    return _document_encoded(href, parsed, encoding)
+
+
+def _document_encoded(href: str, parsed: tuple[str, str], encoding: str) -> tuple[str, str]:
+    """Replace the UTF-8 query of ``parsed`` by ``href``'s query in the document encoding."""
     result, host = parsed
     if encoding in UTF8_OUTPUT or (href.isascii() and encoding != "ISO-2022-JP"):
         # ASCII encodes to itself in every encoding but ISO-2022-JP (whose encoder

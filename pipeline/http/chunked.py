@@ -47,6 +47,7 @@ def dechunk(data: bytes) -> tuple[bytes, ChunkedStatus]:
     pos = 0
     n = len(data)
     while True:
+        # "read chunk-size, chunk-ext (if any), and CRLF"
         eol = data.find(b"\n", pos)
         if eol < 0:
             if not out and pos == 0:
@@ -59,8 +60,10 @@ def dechunk(data: bytes) -> tuple[bytes, ChunkedStatus]:
             return b"".join(out) + data[pos:], "bad-framing"
         start = eol + 1
         if size == 0:
-            # last-chunk, then trailer-section and the final CRLF: nothing more to keep.
+            # "while (chunk-size > 0)" ends; "read trailer field ... while (trailer field is
+            # not empty)": the trailer section is not kept (it is not content).
             return b"".join(out), "ok"
+        # "read chunk-data and CRLF; append chunk-data to content"
         chunk = data[start : start + size]
         if len(chunk) < size:
             if not out and (start + size - n) > 0 and _not_chunked_guess(data, size):

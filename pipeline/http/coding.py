@@ -31,12 +31,18 @@ _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 KNOWN_CODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd", "identity"})
 
 
-class CodingError(Exception):
-    """A content coding that cannot be removed; ``error_type`` names why."""
+class _TooLarge(Exception):
+    """Internal: the decompressed size went over the cap."""
 
-    def __init__(self, error_type: str, message: str) -> None:
-        super().__init__(message)
-        self.error_type = error_type
+
+@dataclass(frozen=True, slots=True)
+class CodingFailure:
+    """A content coding that cannot be removed (a value, never raised); ``error_type`` is
+    ``http-content-encoding-failed``, ``http-content-encoding-unsupported`` or
+    ``http-decompressed-too-large``."""
+
+    error_type: str
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +69,8 @@ def _looks_uncompressed(body: bytes) -> bool:
     return not head or not has_binary_data_byte(head)
 
 
-def _too_large(cap: int) -> CodingError:
-    return CodingError("http-decompressed-too-large", f"decompressed body over {cap} bytes")
+def _too_large(cap: int) -> _TooLarge:
+    return _TooLarge(f"decompressed body over {cap} bytes")
 
 
 def _inflate(body: bytes, wbits: int, cap: int) -> tuple[bytes, bool]:
@@ -127,12 +133,8 @@ _DECODERS = {"gzip": _gunzip, "x-gzip": _gunzip, "deflate": _deflate, "br": _unb
 _SIGNATURES = {"gzip": b"\x1f\x8b", "x-gzip": b"\x1f\x8b", "zstd": _ZSTD_MAGIC}
 
 
-def decode_content(body: bytes, content_encoding: str, *, cap: int) -> Decoded:
-    """Remove the codings named by ``content_encoding`` from ``body``.
-
-    Raises :class:`CodingError` (``http-content-encoding-failed``,
-    ``http-content-encoding-unsupported``, ``http-decompressed-too-large``); callers turn it
-    into a ``RecordError``.
+def decode_content(body: bytes, content_encoding: str, *, cap: int) -> Decoded | CodingFailure:
+    """Remove the codings named by ``content_encoding`` from ``body``; never raises.
 
     >>> import gzip
     >>> decode_content(gzip.compress(b"<p>hi"), "gzip", cap=100).body
@@ -140,6 +142,8 @@ def decode_content(body: bytes, content_encoding: str, *, cap: int) -> Decoded:
     >>> d = decode_content(b"<p>stored decoded", "gzip", cap=100)
     >>> d.body, d.applied, d.notes
     (b'<p>stored decoded', (), ('content-encoding-not-applied',))
+    >>> decode_content(gzip.compress(b"a" * 500), "gzip", cap=100).error_type
+    'http-decompressed-too-large'
     """
     applied: list[str] = []
     notes: list[str] = []
@@ -152,7 +156,7 @@ def decode_content(body: bytes, content_encoding: str, *, cap: int) -> Decoded:
             if _looks_uncompressed(body):
                 notes.append("content-encoding-not-applied")
                 break
-            raise CodingError("http-content-encoding-unsupported", f"unsupported coding {coding!r}")
+            return CodingFailure("http-content-encoding-unsupported", f"unsupported coding {coding!r}")
         signature = _SIGNATURES.get(coding)
         if signature is not None and not body.startswith(signature) and _looks_uncompressed(body):
             notes.append("content-encoding-not-applied")
@@ -162,13 +166,13 @@ def decode_content(body: bytes, content_encoding: str, *, cap: int) -> Decoded:
             break
         try:
             body, cut = decoder(body, cap)
-        except CodingError:
-            raise
-        except (zlib.error, brotli.error, zstandard.ZstdError, ValueError) as exc:
+        except _TooLarge as exc:
+            return CodingFailure("http-decompressed-too-large", str(exc))
+        except Exception as exc:  # noqa: BLE001 - zlib/brotli/zstd errors on bad bytes
             if _looks_uncompressed(body):
                 notes.append("content-encoding-not-applied")
                 break
-            raise CodingError("http-content-encoding-failed", f"{coding}: {exc}") from None
+            return CodingFailure("http-content-encoding-failed", f"{coding}: {type(exc).__name__}: {exc}")
         applied.append(coding)
         truncated = truncated or cut
     return Decoded(body, tuple(applied), truncated, tuple(notes))

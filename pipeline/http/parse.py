@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from pipeline.errors import RecordError
 from pipeline.http.chunked import dechunk
-from pipeline.http.coding import CodingError, decode_content, split_codings
+from pipeline.http.coding import CodingFailure, Decoded, decode_content, split_codings
 from pipeline.http.message import get_combined, parse_head
 from pipeline.http.mime_sniff import computed_mime_type
 from pipeline.http.response import HttpResponse
+from pipeline.http.select import is_text_mime
 from pipeline.sources.record import RawRecord
 
 DEFAULT_MAX_DECOMPRESSED = 64 * 2**20
@@ -50,7 +51,10 @@ def parse_response(raw: RawRecord, *, max_decompressed: int = DEFAULT_MAX_DECOMP
     head: their MIME type comes from the WARC Content-Type. Parquet rows bring status and
     headers separately (``raw.http_headers``). Errors (stage ``http``):
     ``http-malformed-status-line``, ``http-content-encoding-failed``,
-    ``http-content-encoding-unsupported``, ``http-decompressed-too-large``.
+    ``http-content-encoding-unsupported``, ``http-decompressed-too-large`` — unless the
+    header declares a non-text MIME type: then the body is kept undecoded with a note
+    (``content-encoding-failed``, ...) and :func:`select_response` skips it as
+    ``non-text-mime``, so images and archives never make error rows.
     """
     try:
         return _parse(raw, max_decompressed)
@@ -106,10 +110,14 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
 
     ce = _latin1(get_combined(headers, b"content-encoding"))
     if ce is not None and split_codings(ce):
-        try:
-            decoded = decode_content(body, ce, cap=cap)
-        except CodingError as exc:
-            return _error(raw, exc.error_type, str(exc))
+        decoded = decode_content(body, ce, cap=cap)
+        if isinstance(decoded, CodingFailure):
+            supplied, _ = computed_mime_type(content_type, b"")
+            if content_type is None or is_text_mime(supplied):
+                return _error(raw, decoded.error_type, decoded.message)
+            # A declared non-text type (an image, a zip, ...) is skipped as non-text-mime
+            # later whatever its coding: an error row for it would be noise.
+            decoded = Decoded(body, (), False, (decoded.error_type.removeprefix("http-"),))
         body = decoded.body
         removed.extend(decoded.applied)
         notes.extend(decoded.notes)

@@ -91,7 +91,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
                 errors += 1
                 sinks["errors"].write(error_row(item, task.run_id))
                 continue
-            size = len(item.http_block)
+            size = item.warc_record_length
             bytes_read += size
             pending_bytes += size
             outcome = process_record(item, task.rules, task.run_id)

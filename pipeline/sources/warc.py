@@ -78,7 +78,7 @@ class _Parsed:
 
 @dataclass(slots=True)
 class _Broken:
-    """A record that could not be read; the stream cannot be trusted after it."""
+    """A record that could not be read; reading resynchronizes after it."""
 
     start: int
     error_type: str
@@ -192,7 +192,7 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, max_block:
 def _plausible_arc_line(line: bytes) -> bool:
     """An ARC v1 URL-record line: five fields, the third a 12-18 digit date."""
     parts = line.strip().rsplit(b" ", 4)
-    return len(parts) == 5 and parts[2].isdigit() and 8 <= len(parts[2]) <= 18
+    return len(parts) == 5 and parts[2].isdigit() and 12 <= len(parts[2]) <= 18
 
 
 def _record_id(name: str, offset: int, in_member: int | None) -> str:
@@ -210,9 +210,9 @@ def _to_raw(p: _Parsed, name: str, offset: int, length: int, in_member: int | No
         fields.setdefault(key.lower(), value)
     get = fields.get
     if p.arc_line is not None:
-        fields = p.arc_line.strip().rsplit(b" ", 4)
+        arc_fields = p.arc_line.strip().rsplit(b" ", 4)
         record_type = "warcinfo" if p.arc_line.startswith(b"filedesc://") else "response"
-        content_type = fields[3].decode("latin-1") if len(fields) == 5 else None
+        content_type = arc_fields[3].decode("latin-1") if len(arc_fields) == 5 else None
         record_id = _record_id(name, offset, in_member)
     else:
         record_type = p.record_type

@@ -131,3 +131,13 @@ def test_never_raises_on_any_bytes(body: bytes, headers: bytes) -> None:
     assert isinstance(result, (HttpResponse, RecordError))
     if isinstance(result, HttpResponse):
         assert result.content_length == len(result.body)
+
+
+def test_undecodable_body_of_a_declared_non_text_type_is_not_an_error() -> None:
+    block = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Encoding: gzip\r\n\r\n\x89PNG\x00\x01"
+    resp = ok(raw(block))
+    assert resp.mime_type == "image/png" and resp.http_notes == ("content-encoding-failed",)
+    assert resp.body == b"\x89PNG\x00\x01"
+    # the same bytes declared as HTML are an error row
+    err = parse_response(raw(block.replace(b"image/png", b"text/html")))
+    assert isinstance(err, RecordError) and err.error_type == "http-content-encoding-failed"

@@ -146,11 +146,13 @@ def test_unknown_label_falls_back_to_utf8_like_requests() -> None:
 
 
 def test_bare_charset_parameter_makes_requests_raise() -> None:
-    # requests calls True.strip(...) and raises: the naive pipeline gets no text
+    # DEVIATION (requests raises, we answer True): requests calls True.strip(...) and raises,
+    # so the naive pipeline gets no text
     assert naive_decode_garbled(b"abc", "text/html; charset", "abc")
 
 
 def test_leading_bom_kept_by_python_utf8_is_not_a_difference() -> None:
+    # DEVIATION: Python's utf-8 keeps U+FEFF at the start; not counted as garbling
     body = b"\xef\xbb\xbfhello \xc3\xa9"
     assert not naive_decode_garbled(body, "text/html; charset=utf-8", "hello é")
 
@@ -160,6 +162,7 @@ def test_ascii_body_is_never_garbled_by_an_ascii_compatible_codec() -> None:
 
 
 def test_no_content_type_uses_detection() -> None:
+    # DEVIATION: detection is charset_normalizer's (requests' dependency), never chardet
     text = "Съешь же ещё этих мягких французских булок, да выпей чаю. " * 20
     assert not naive_decode_garbled(text.encode("utf-8"), None, text)
 
@@ -168,3 +171,10 @@ def test_no_content_type_uses_detection() -> None:
 @given(st.binary(max_size=200), st.one_of(st.none(), st.text(max_size=40)))
 def test_naive_decode_garbled_never_raises(body: bytes, content_type: str | None) -> None:
     assert naive_decode_garbled(body, content_type, "x") in (True, False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_mojibake_score_never_raises_and_stays_in_range(text: str) -> None:
+    # any str, lone surrogates included
+    assert 0.0 <= mojibake_score(text) <= 1.0

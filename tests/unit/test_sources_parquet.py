@@ -86,3 +86,9 @@ def test_rows_stream_in_batches_with_stable_ids(tmp_path: Path) -> None:
     first = [r.record_id for r in iter_records(path)]
     again = [r.record_id for r in iter_records(path)]
     assert len(first) == n and len(set(first)) == n and first == again
+
+
+def test_a_parquet_file_with_another_name_is_recognised_by_its_magic(tmp_path: Path) -> None:
+    path = write(tmp_path, pa.table({"url": ["http://a.test/"], "body": [b"x"]}), name="raw-table.bin")
+    (rec,) = list(iter_records(path))
+    assert isinstance(rec, RawRecord) and rec.url == "http://a.test/"

@@ -212,7 +212,7 @@ def test_resync_over_megabytes_of_junk_without_newlines(tmp_path: Path) -> None:
     assert shape(list(iter_records(str(path)))) == ["warcinfo", "!source-invalid-record-header", "response"]
 
 
-@settings(max_examples=int(__import__("os").environ.get("FUZZ_N", "60")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(["cc-metadata-join.warc.gz", "missing-content-length.warc", "arc-no-blank-lines.arc",
                         "whole-file-gzip.warc.gz"]),
        st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), min_size=1, max_size=8))

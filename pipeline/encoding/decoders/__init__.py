@@ -95,6 +95,12 @@ def decode(body: bytes, encoding: str) -> DecodeResult:
     >>> decode(b"abc", "replacement")
     DecodeResult(text='\ufffd', decode_errors=1)
     """
+    if encoding == "UTF-8":
+        # The hot path (most of the web): skip the dispatch.
+        try:
+            return DecodeResult(body.decode("utf-8"), 0)
+        except UnicodeDecodeError:
+            pass
     decoder = _DECODERS.get(encoding)
     if decoder is None:
         raise LookupError(f"not a WHATWG encoding name: {encoding!r}")

@@ -26,6 +26,8 @@ _ESCAPES = {(0x28, 0x42): ASCII, (0x28, 0x4A): ROMAN, (0x28, 0x49): KATAKANA,
 _ASCII_RUN = re.compile(rb"[^\x0e\x0f\x1b\x80-\xff]+")
 _SPECIAL = re.compile(rb"[\x0e\x0f\x1b\x80-\xff]")
 _PAIR_RUN = re.compile(rb"[\x21-\x7e]+")
+_KATAKANA_RUN = re.compile(rb"[\x21-\x5f]+")
+_KATAKANA = {b: 0xFF61 - 0x21 + b for b in range(0x21, 0x60)}
 _PLUS_0X80 = bytes((b + 0x80) & 0xFF for b in range(256))
 
 
@@ -79,11 +81,17 @@ def decode_iso_2022_jp(body: bytes) -> tuple[str, int]:  # noqa: C901 - one stat
             errors += 1
             pos += 1
             continue
-        if state == ASCII:
+        if state == ASCII or state == ROMAN:
             m = _ASCII_RUN.match(body, pos)
             if m is not None:
                 output_flag = False
-                out.append(m.group().decode("ascii"))
+                text = m.group().decode("ascii")
+                if state == ROMAN:
+                    # Roman state: "0x5C: ... return code point U+00A5." "0x7E: ... return
+                    # code point U+203E." Other bytes up to 0x7F but 0x0E, 0x0F and 0x1B are
+                    # returned as themselves.
+                    text = text.replace("\\", "\u00a5").replace("~", "\u203e")
+                out.append(text)
                 pos = m.end()
                 continue
             # 0x0E, 0x0F or a non-ASCII byte: "Unset the ISO-2022-JP output flag and return
@@ -94,22 +102,16 @@ def decode_iso_2022_jp(body: bytes) -> tuple[str, int]:  # noqa: C901 - one stat
             pos += 1
             continue
         output_flag = False
-        if state == ROMAN:
-            if byte == 0x5C:
-                out.append("\u00a5")
-            elif byte == 0x7E:
-                out.append("\u203e")
-            elif byte <= 0x7F and byte not in (0x0E, 0x0F):
-                out.append(chr(byte))
-            else:
-                out.append("\ufffd")
-                errors += 1
-        elif state == KATAKANA:
-            if 0x21 <= byte <= 0x5F:
-                out.append(chr(0xFF61 - 0x21 + byte))
-            else:
-                out.append("\ufffd")
-                errors += 1
+        if state == KATAKANA:
+            # Katakana state: "0x21 to 0x5F: ... return a code point whose value is 0xFF61 −
+            # 0x21 + byte."
+            m = _KATAKANA_RUN.match(body, pos)
+            if m is not None:
+                out.append(m.group().decode("latin-1").translate(_KATAKANA))
+                pos = m.end()
+                continue
+            out.append("\ufffd")
+            errors += 1
         elif state == LEAD:
             if 0x21 <= byte <= 0x7E:
                 # A run of lead/trail pairs: pointer (lead − 0x21) × 94 + byte − 0x21 into

@@ -34,6 +34,7 @@ from pipeline.encoding.sniff.detect import (
     Guess,
     chardetng_guess,
     charset_normalizer_guess,
+    detector_sample,
     has_iso_2022_jp_escapes,
     refine_cyrillic,
     utf16_without_bom,
@@ -71,6 +72,7 @@ class _Evidence:
     _xml: XmlDeclaration | None | bool = False
     _utf8: Utf8Check | None = None
     _guesses: dict[str, Guess | None] = field(default_factory=dict)
+    _sample: bytes | None = None
 
     @property
     def tld(self) -> str | None:
@@ -119,17 +121,25 @@ class _Evidence:
             self.signals.append(Signal("utf8-check", None, "UTF-8" if check.is_utf8 else None, note))
         return self._utf8
 
+    def sample(self) -> bytes:
+        """The bytes the detectors see (:func:`.detect.detector_sample`)."""
+        if self._sample is None:
+            self._sample = detector_sample(self.body, self.options.detector_max_bytes)
+        return self._sample
+
     def chardetng(self) -> Guess | None:
         """chardetng's answer on the detector sample (TLD hint, no UTF-8), run once."""
         if "chardetng" not in self._guesses:
-            sample = self.body[: self.options.detector_max_bytes]
-            self._guesses["chardetng"] = chardetng_guess(sample, self.tld, allow_utf8=False)
+            sample = self.sample()
+            self._guesses["chardetng"] = chardetng_guess(
+                sample, self.tld, allow_utf8=False, last=len(sample) == len(self.body),
+            )
         return self._guesses["chardetng"]
 
     def guess(self) -> Guess | None:
         """The standard policy's detector answer: chardetng, refined, with a second opinion."""
         if "standard" not in self._guesses:
-            sample = self.body[: self.options.detector_max_bytes]
+            sample = self.sample()
             guess = self.chardetng()
             if guess is not None:
                 note = "confident" if guess.confident else "weak: no candidate scored lower"
@@ -350,11 +360,10 @@ def browser_encoding(
     if xml is not None and xml.encoding is not None:
         return xml.encoding, "xml"
     url = evidence.url
-    limit = evidence.options.detector_max_bytes
-    sample = evidence.body[:limit]
+    sample = evidence.sample()
     default = tld_default(url, evidence.options.default_encoding)
     is_file = bool(url) and url.lower().startswith("file:")  # type: ignore[union-attr]
-    whole = len(evidence.body) <= limit  # then the standard policy's evidence is the same
+    whole = len(sample) == len(evidence.body)  # then the standard policy's evidence is the same
     encoding, source, note = emulate_chromium_detection(
         sample, evidence.tld, default, allow_utf8=is_file,
         is_utf8=evidence.utf8().is_utf8 if whole and not sample.isascii() else None,

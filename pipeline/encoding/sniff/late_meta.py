@@ -24,6 +24,9 @@ RCDATA/RAWTEXT/script-data elements whose content is skipped up to the matching 
 # DEVIATION: only the character references ``&#NNN;``, ``&#xHH;``, ``&amp;``, ``&quot;``,
 # ``&apos;``, ``&lt;``, ``&gt;`` are decoded in attribute values — enough for charset labels,
 # which never legitimately contain any.
+# DEVIATION: the scan gives up after :data:`MAX_TOKENS` tags and comments — Blink scans a
+# ``<head>`` of any length, but a head of thousands of tags before its charset is junk, and the
+# cap keeps the worst case (10 MB of ``<meta>``) within a few milliseconds.
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ _HEAD_TAGS = frozenset({b"script", b"noscript", b"style", b"link", b"meta", b"ob
 _RCDATA = frozenset({b"title", b"textarea"})
 _RAWTEXT = frozenset({b"style", b"xmp", b"iframe", b"noembed", b"noframes", b"script"})
 
-_MARKUP_START = re.compile(rb"<[A-Za-z!/?]")
+#: Markup tokens examined before giving up (see the DEVIATION in the module docstring).
+MAX_TOKENS = 4096
+
+_TAG_NAME = re.compile(rb"[A-Za-z][^\t\n\x0c\r />]*+")
 # A tag from its name to its ">", linear: atomic groups and possessive quantifiers never
 # backtrack. An unterminated quoted value runs to the end and then fails to find ">".
 _ATTRS = (
@@ -56,7 +62,6 @@ _ATTRIBUTE = re.compile(
     rb"(?:[\t\n\x0c\r ]*+=[\t\n\x0c\r ]*+(?:\"(?P<dq>[^\"]*+)\"?|'(?P<sq>[^']*+)'?"
     rb"|(?P<uq>[^\t\n\x0c\r >]*+)))?"
 )
-_COMMENT_END = re.compile(rb"--!?>")
 _CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|(amp|quot|apos|lt|gt);)")
 _NAMED = {"amp": "&", "quot": '"', "apos": "'", "lt": "<", "gt": ">"}
 _HTML_SPACE = "\t\n\x0c\r "
@@ -197,18 +202,103 @@ def scan_meta_charset(body: bytes) -> MetaScanResult | None:
         return None
 
 
+class _MarkupFinder:
+    """Finds the next ``<`` followed by an ASCII letter, ``!``, ``/`` or ``?`` in linear time
+    whatever the input. A regex search costs per ``<`` it meets, so a chunk dense with ``<``
+    (``<<<<...``) is translated once to byte classes and searched with ``bytes.find``."""
+
+    _CHUNK = 1 << 16
+    _DENSE = 1 << 10  # "<" per chunk above which the translated search is cheaper
+    _TABLE = bytes(
+        0x3C if b == 0x3C else 0x4C if chr(b).isascii() and (chr(b).isalpha() or chr(b) in "!/?") else 0x20
+        for b in range(256)
+    )
+    _START = re.compile(rb"<[A-Za-z!/?]")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._base = 0
+        self._end = 0  # the current chunk is data[_base:_end]
+        self._classes: bytes | None = None
+        self._rare_letters = False
+
+    def find(self, position: int) -> int:
+        data = self._data
+        n = len(data)
+        while position < n:
+            if not self._base <= position < self._end:
+                self._base = position
+                self._end = min(position + self._CHUNK, n)
+                dense = data.count(b"<", position, self._end) > self._DENSE
+                # one byte of overlap so that a "<" at the chunk's end sees its next byte
+                self._classes = data[position : self._end + 1].translate(self._TABLE) if dense else None
+                # in a dense chunk, are second-byte candidates rare enough to look for them?
+                self._rare_letters = (
+                    self._classes is not None and self._classes.count(b"L") * 8 <= len(self._classes)
+                )
+            if self._classes is None:
+                match = self._START.search(data, position, self._end + 1)
+                found = match.start() if match is not None else -1
+            else:
+                found = self._find_dense(position - self._base)
+                found = found + self._base if found >= 0 else -1
+            if found >= 0:
+                return found
+            position = self._end
+        return -1
+
+    def _find_dense(self, offset: int) -> int:
+        # bytes.find(b"<L") crawls through a run of "<" byte by byte; when candidates for
+        # the second byte are rare, find them instead (memchr) and look one byte back.
+        classes = self._classes
+        assert classes is not None
+        if not self._rare_letters:
+            return classes.find(b"<L", offset)
+        while True:
+            found = classes.find(b"L", max(offset, 1))
+            if found < 0:
+                return -1
+            if classes[found - 1] == 0x3C:
+                return found - 1
+            offset = found + 1
+
+
+def _tag_end(data: bytes, start: int, pattern: re.Pattern[bytes]) -> re.Match[bytes] | int | None:
+    """The end of the tag at ``start``: an int when no quote can matter (fast path), the regex
+    match otherwise, None when the tag runs to the end of the document."""
+    close = data.find(b">", start)
+    if close < 0:
+        return None
+    segment = data[start:close]
+    if b'"' not in segment and b"'" not in segment:
+        return close + 1
+    return pattern.match(data, start)
+
+
+def _comment_end(data: bytes, start: int) -> int:
+    ends = [i for i in (data.find(b"-->", start), data.find(b"--!>", start)) if i >= 0]
+    if not ends:
+        return -1
+    first = min(ends)
+    return first + (3 if data.startswith(b"-->", first) else 4)
+
+
 def _scan(data: bytes) -> MetaScanResult | None:
     in_head = True
     position = 0
     n = len(data)
+    finder = _MarkupFinder(data)
+    tags = 0
     while True:
-        match = _MARKUP_START.search(data, position)
-        if match is None:
+        start = finder.find(position)
+        if start < 0:
             return None
-        start = match.start()
         # The character token before this markup ended at `start`: Blink stops once out of
         # <head> and at least 1024 characters were consumed.
         if not in_head and start >= BYTES_TO_CHECK_UNCONDITIONALLY:
+            return None
+        tags += 1
+        if tags > MAX_TOKENS:
             return None
         second = data[start + 1]
         if second == 0x21:  # "<!"
@@ -219,10 +309,9 @@ def _scan(data: bytes) -> MetaScanResult | None:
                 elif data.startswith(b"->", start + 4):
                     end = start + 6
                 else:
-                    close = _COMMENT_END.search(data, start + 4)
-                    if close is None:
+                    end = _comment_end(data, start + 4)
+                    if end < 0:
                         return None
-                    end = close.end()
             else:  # DOCTYPE, CDATA in HTML content and other "<!": up to the next ">"
                 close = data.find(b">", start + 2)
                 if close < 0:
@@ -234,28 +323,33 @@ def _scan(data: bytes) -> MetaScanResult | None:
                 return None
             end = close + 1
         elif second == 0x2F:  # "</"
-            tag = _END_TAG.match(data, start)
-            if tag is not None:
-                if tag.group("name").lower() not in _HEAD_TAGS:
-                    in_head = False
-                end = tag.end()
-            elif start + 2 < n and data[start + 2] == 0x3E:  # "</>" is dropped
+            if start + 2 < n and data[start + 2] == 0x3E:  # "</>" is dropped
                 end = start + 3
             elif start + 2 < n and (0x41 <= data[start + 2] <= 0x5A or 0x61 <= data[start + 2] <= 0x7A):
-                return None  # end tag running to the end of the document
+                tag_end = _tag_end(data, start, _END_TAG)
+                if tag_end is None:
+                    return None  # end tag running to the end of the document
+                name_match = _TAG_NAME.match(data, start + 2)
+                assert name_match is not None
+                if name_match.group().lower() not in _HEAD_TAGS:
+                    in_head = False
+                end = tag_end if isinstance(tag_end, int) else tag_end.end()
             else:  # "</" then not a letter: bogus comment
                 close = data.find(b">", start + 2)
                 if close < 0:
                     return None
                 end = close + 1
         else:  # "<" + letter: a start tag
-            tag = _START_TAG.match(data, start)
-            if tag is None:
+            tag_end = _tag_end(data, start, _START_TAG)
+            if tag_end is None:
                 return None  # the tag runs to the end of the document: no token
-            name = tag.group("name").lower()
-            end = tag.end()
+            end = tag_end if isinstance(tag_end, int) else tag_end.end()
+            name_match = _TAG_NAME.match(data, start + 1)
+            assert name_match is not None
+            name = name_match.group().lower()
             if name == b"meta":
-                encoding, label, kind = encoding_from_meta_attributes(_attributes(tag.group("attrs")))
+                raw = data[name_match.end() : end - 1]
+                encoding, label, kind = encoding_from_meta_attributes(_attributes(raw))
                 if encoding is not None and label is not None:
                     return MetaScanResult(encoding, label, kind, start, end, in_head)
             if name not in _HEAD_TAGS and name not in (b"html", b"head"):

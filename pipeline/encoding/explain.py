@@ -1,0 +1,107 @@
+"""A decision told step by step, for ``redecode decode``: each signal, which step won, and why.
+
+>>> from pipeline.encoding.api import decode_html
+>>> print(explain_text(decode_html(b"<meta charset=koi8-r>", "text/html; charset=utf-8")))
+encoding: UTF-8 (header, confidence certain, policy standard)
+browser:  UTF-8 (header)
+decoded:  21 characters, 0 U+FFFD, 0 decode errors
+signals:
+  - http-charset: 'utf-8' -> UTF-8  <- decided
+  - meta-prescan: 'koi8-r' -> KOI8-R  (meta-charset at byte 0)
+why: the HTTP Content-Type charset is a WHATWG label: the transport layer wins over everything but a BOM.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.encoding.decision import Decoded, Signal
+
+#: The signal kind that each decision source comes from.
+_SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
+    "bom": ("bom",),
+    "header": ("http-charset",),
+    "meta": ("meta-prescan", "meta-scan"),
+    "xml": ("xml-prescan", "xml-declaration"),
+    "late-meta": ("meta-scan",),
+    "rule": ("rule",),
+    "utf8": ("utf8-check",),
+    "detected": ("detector-refined", "detector", "malformed-meta", "utf16-pattern", "iso-2022-jp-escapes", "browser-detection"),
+    "default": ("tld-default", "ascii", "browser-detection"),
+    "repair-utf8": ("repair",),
+    "repair-detected": ("repair",),
+}
+
+_WHY: dict[str, str] = {
+    "bom": "a byte order mark wins over everything (Encoding Standard, BOM sniff).",
+    "header": "the HTTP Content-Type charset is a WHATWG label: the transport layer wins over everything but a BOM.",
+    "meta": "no BOM and no usable header charset; the <meta> in the first 1024 bytes decides (HTML prescan).",
+    "xml": "no BOM, header or <meta>; the XML declaration decides (Chromium honours it in text/html).",
+    "late-meta": "a <meta> after the first 1024 bytes, still inside <head>, changes the encoding (as Chromium does).",
+    "rule": "an operator rule matched this URL.",
+    "utf8": "nothing declared, and the bytes are UTF-8 (all, or all but a few sequences).",
+    "detected": "nothing declared and not UTF-8: statistical detection with the URL's TLD as a hint.",
+    "default": "nothing to go on: the TLD's browser default (else windows-1252).",
+    "repair-utf8": "the declaration lies: the body is valid multi-byte UTF-8 (repair policy).",
+    "repair-detected": "the UTF-8 declaration lies: most of the body is malformed as UTF-8 (repair policy).",
+}
+
+
+def _winner(decoded: Decoded) -> Signal | None:
+    decision = decoded.decision
+    for kind in _SOURCE_SIGNALS.get(decision.encoding_source, ()):
+        for signal in decision.signals:
+            if signal.kind == kind and signal.encoding == decision.encoding:
+                return signal
+    return None
+
+
+def explain(decoded: Decoded) -> dict[str, Any]:
+    """The decision as a JSON-ready dict: result, every signal (the winner marked), the reason."""
+    decision = decoded.decision
+    winner = _winner(decoded)
+    return {
+        "encoding": decision.encoding,
+        "encoding_source": decision.encoding_source,
+        "confidence": decision.confidence,
+        "policy": decision.policy,
+        "encoding_browser": decision.encoding_browser,
+        "encoding_browser_source": decision.encoding_browser_source,
+        "http_charset": decision.http_charset,
+        "meta_charset": decision.meta_charset,
+        "bom": decision.bom,
+        "text_length": len(decoded.text),
+        "replacement_chars": decoded.replacement_chars,
+        "decode_errors": decoded.decode_errors,
+        "signals": [
+            {
+                "kind": signal.kind,
+                "label": signal.label,
+                "encoding": signal.encoding,
+                "note": signal.note,
+                "decided": signal is winner,
+            }
+            for signal in decision.signals
+        ],
+        "why": _WHY.get(decision.encoding_source, ""),
+    }
+
+
+def explain_text(decoded: Decoded) -> str:
+    """The decision as readable lines (what ``redecode decode`` prints without ``--json``)."""
+    info = explain(decoded)
+    lines = [
+        f"encoding: {info['encoding']} ({info['encoding_source']}, confidence {info['confidence']}, policy {info['policy']})",
+        f"browser:  {info['encoding_browser']} ({info['encoding_browser_source']})",
+        f"decoded:  {info['text_length']} characters, {info['replacement_chars']} U+FFFD, "
+        f"{info['decode_errors']} decode errors",
+        "signals:" if info["signals"] else "signals:  none",
+    ]
+    for signal in info["signals"]:
+        label = "" if signal["label"] is None else f"{signal['label']!r} "
+        target = signal["encoding"] or "(no encoding)"
+        note = f"  ({signal['note']})" if signal["note"] else ""
+        mark = "  <- decided" if signal["decided"] else ""
+        lines.append(f"  - {signal['kind']}: {label}-> {target}{mark}{note}")
+    lines.append(f"why: {info['why']}")
+    return "\n".join(lines)

@@ -1,0 +1,209 @@
+"""The decision: step order, the three policies, rules, signals, and the public API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from pipeline.encoding.api import decide, decode_bytes, decode_html
+from pipeline.encoding.explain import explain, explain_text
+from pipeline.encoding.options import EncodingOptions, Override
+
+RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей чаю. "
+JAPANESE = "日本語のテキストです。これはテストです。"
+PAD = b"<!--" + b"x" * 2000 + b"-->"
+
+
+def test_bom_beats_header_and_is_stripped() -> None:
+    d = decode_html(b"\xef\xbb\xbf" + "é".encode(), "text/html; charset=windows-1252")
+    assert (d.text, d.encoding, d.encoding_source, d.bom, d.http_charset) == ("é", "UTF-8", "bom", "UTF-8", "windows-1252")
+
+
+def test_utf16_bom_beats_meta() -> None:
+    d = decode_html('<meta charset="windows-1252">é'.encode("utf-16"))
+    assert (d.encoding, d.encoding_source, d.text[-1]) == ("UTF-16LE", "bom", "é")
+
+
+def test_header_beats_meta() -> None:
+    d = decode_html(b"<meta charset=koi8-r>", "text/html; charset=gbk")
+    assert (d.encoding, d.encoding_source, d.meta_charset) == ("GBK", "header", "koi8-r")
+
+
+def test_unknown_header_label_ignored() -> None:
+    d = decode_html(b"<meta charset=koi8-r>", "text/html; charset=foo-bar")
+    assert (d.encoding, d.encoding_source, d.http_charset) == ("KOI8-R", "meta", "foo-bar")
+
+
+def test_header_label_mapping() -> None:
+    # iso-8859-1 is windows-1252 (0x80 is the euro sign), gb2312 is GBK
+    assert decode_html(b"\x80", "text/html; charset=iso-8859-1").text == "€"
+    assert decode_html(b"", "text/html; charset=gb2312").encoding == "GBK"
+
+
+def test_replacement_label() -> None:
+    d = decode_html(b"anything", "text/html; charset=iso-2022-kr")
+    assert (d.encoding, d.text, d.decode_errors) == ("replacement", "\ufffd", 1)
+
+
+def test_xml_declaration_honoured() -> None:
+    body = b'<?xml version="1.0" encoding="koi8-r"?><html>' + RUSSIAN.encode("koi8_r")
+    for policy in ("standard", "browser"):
+        d = decode_html(body, "text/html", policy=policy)
+        assert (d.encoding, d.encoding_source) == ("KOI8-R", "xml")
+
+
+def test_meta_overrides_xml_declaration() -> None:
+    d = decode_html(b'<?xml version="1.0" encoding="gbk"?><html><meta charset="koi8-r">')
+    assert (d.encoding, d.encoding_source, d.encoding_browser) == ("KOI8-R", "meta", "KOI8-R")
+
+
+def test_late_meta_in_head() -> None:
+    d = decode_html(b"<head>" + PAD + b"<meta charset=koi8-r>")
+    assert (d.encoding, d.encoding_source, d.encoding_browser) == ("KOI8-R", "late-meta", "KOI8-R")
+    assert d.decision.encoding_browser_source == "late-meta"
+
+
+def test_late_meta_in_body_ignored() -> None:
+    d = decode_html(b"<body>" + PAD + b"<meta charset=koi8-r>")
+    assert d.encoding_source != "late-meta" and d.encoding == "windows-1252"
+
+
+def test_meta_in_script_standard_vs_browser() -> None:
+    # the prescan sees it, Chromium's tokenizer does not (measured: html5lib tests1.dat #54-#56)
+    body = b'<script>x="<meta charset=koi8-r>"</script>'
+    assert decode_html(body).encoding == "KOI8-R"
+    assert decode_html(body, policy="browser").encoding == "windows-1252"
+
+
+def test_undeclared_utf8_standard_vs_browser() -> None:
+    body = RUSSIAN.encode()
+    standard = decode_html(body, None, "http://example.ru/")
+    assert (standard.encoding, standard.encoding_source, standard.text) == ("UTF-8", "utf8", RUSSIAN)
+    # Chromium never detects UTF-8 on http(s): the TLD default
+    assert (standard.encoding_browser, standard.decision.encoding_browser_source) == ("windows-1251", "default")
+    browser = decode_html(body, None, "http://example.ru/", policy="browser")
+    assert browser.encoding == "windows-1251"
+
+
+def test_undeclared_ascii_is_windows_1252_whatever_the_tld() -> None:
+    d = decode_html(b"<html>plain</html>", None, "http://example.jp/")
+    assert (d.encoding, d.encoding_browser) == ("windows-1252", "windows-1252")
+
+
+def test_undeclared_legacy_is_detected_with_tld() -> None:
+    d = decode_html(JAPANESE.encode("euc_jp") * 3, None, "http://example.jp/")
+    assert (d.encoding, d.encoding_source, d.encoding_browser) == ("EUC-JP", "detected", "EUC-JP")
+    assert d.text == JAPANESE * 3
+
+
+def test_undeclared_iso_2022_jp() -> None:
+    d = decode_html(JAPANESE.encode("iso2022_jp"))
+    assert (d.encoding, d.text) == ("ISO-2022-JP", JAPANESE)
+
+
+def test_undeclared_utf16_without_bom() -> None:
+    d = decode_html("<p>héllo</p>".encode("utf-16-le"))
+    assert (d.encoding, d.text) == ("UTF-16LE", "<p>héllo</p>")
+
+
+def test_malformed_meta_informs_standard_never_browser() -> None:
+    body = b'<meta httpequiv="ContentType" content="text/html; charset=koi8-r">' + RUSSIAN.encode("koi8_r")
+    d = decode_html(body, None, "http://example.com/")
+    assert (d.encoding, d.encoding_source) == ("KOI8-R", "detected")
+    assert any(s.kind == "malformed-meta" for s in d.decision.signals)
+    browser = decide(body, None, "http://example.com/", EncodingOptions(policy="browser"))
+    assert all(s.kind != "malformed-meta" for s in browser.signals)
+
+
+def test_repair_utf8_overrides_lying_header() -> None:
+    body = ("<p>" + RUSSIAN + "</p>").encode()
+    standard = decode_html(body, "text/html; charset=iso-8859-1")
+    assert (standard.encoding, standard.encoding_source) == ("windows-1252", "header")
+    repaired = decode_html(body, "text/html; charset=iso-8859-1", policy="repair")
+    assert (repaired.encoding, repaired.encoding_source, repaired.text) == ("UTF-8", "repair-utf8", "<p>" + RUSSIAN + "</p>")
+    assert repaired.encoding_browser == "windows-1252"
+
+
+def test_repair_leaves_true_declaration() -> None:
+    body = RUSSIAN.encode("cp1251")
+    d = decode_html(body, "text/html; charset=windows-1251", policy="repair")
+    assert (d.encoding, d.encoding_source) == ("windows-1251", "header")
+
+
+def test_repair_detected_overrides_lying_utf8() -> None:
+    body = (RUSSIAN * 4).encode("cp1251")
+    d = decode_html(body, "text/html; charset=utf-8", None, policy="repair")
+    assert (d.encoding, d.encoding_source) == ("windows-1251", "repair-detected")
+    assert decode_html(body, "text/html; charset=utf-8").encoding == "UTF-8"
+
+
+def test_rule_fallback_only_when_undeclared() -> None:
+    options = EncodingOptions(overrides=(Override("koi8-r", host="example.com"),))
+    undeclared = decode_html(b"\xf0\xd2", None, "http://www.example.com/", rules=options)
+    assert (undeclared.encoding, undeclared.encoding_source) == ("KOI8-R", "rule")
+    declared = decode_html(b"\xf0\xd2", "text/html; charset=gbk", "http://example.com/", rules=options)
+    assert declared.encoding_source == "header"
+
+
+def test_rule_force_beats_declarations_not_bom() -> None:
+    options = EncodingOptions(overrides=(Override("koi8-r", url_prefix="http://example.com/old/", mode="force"),))
+    forced = decode_html(b"\xf0\xd2", "text/html; charset=gbk", "http://example.com/old/a", rules=options)
+    assert (forced.encoding, forced.encoding_source, forced.encoding_browser) == ("KOI8-R", "rule", "GBK")
+    bom = decode_html(b"\xef\xbb\xbfx", None, "http://example.com/old/a", rules=options)
+    assert bom.encoding_source == "bom"
+
+
+def test_rules_object_with_encoding_attribute_and_policy() -> None:
+    @dataclass
+    class Rules:
+        encoding: EncodingOptions
+
+    rules = Rules(EncodingOptions(policy="browser"))
+    # the rules' policy applies unless a policy is passed
+    assert decode_html(RUSSIAN.encode(), None, None, rules=rules).encoding == "windows-1252"
+    assert decode_html(RUSSIAN.encode(), None, None, rules=rules, policy="standard").encoding == "UTF-8"
+
+
+def test_bad_policy_and_rules_raise() -> None:
+    with pytest.raises(ValueError):
+        decode_html(b"", policy="guess")
+    with pytest.raises(TypeError):
+        decode_html(b"", rules=42)
+
+
+def test_every_signal_recorded() -> None:
+    body = b"\xef\xbb\xbf<meta charset=koi8-r>"
+    d = decode_html(body, "text/html; charset=gbk", crawler_charset="ISO-8859-1")
+    kinds = [s.kind for s in d.decision.signals]
+    assert kinds == ["bom", "http-charset", "crawler-charset"]
+    d = decode_html(b"<meta charset=koi8-r>", "text/html; charset=gbk")
+    assert [s.kind for s in d.decision.signals] == ["http-charset", "meta-prescan"]
+
+
+def test_second_opinion_signal() -> None:
+    d = decide((RUSSIAN * 3).encode("cp1251"), None, "http://x.ru/", EncodingOptions(second_opinion=True))
+    opinion = [s for s in d.signals if s.kind == "detector-second-opinion"]
+    assert len(opinion) == 1 and opinion[0].label == "charset-normalizer"
+
+
+def test_counts() -> None:
+    d = decode_html(b"ok \xef\xbf\xbd bad \xff", "text/html; charset=utf-8")
+    # a literal U+FFFD is a replacement char but not a decode error
+    assert (d.replacement_chars, d.decode_errors) == (2, 1)
+
+
+def test_decode_bytes_reexported() -> None:
+    assert decode_bytes(b"\xe9", "latin1") == "é"
+    with pytest.raises(LookupError):
+        decode_bytes(b"", "utf-32")
+
+
+def test_explain_marks_the_winner() -> None:
+    d = decode_html(b"<meta charset=koi8-r>", "text/html; charset=bogus")
+    info = explain(d)
+    decided = [s for s in info["signals"] if s["decided"]]
+    assert [s["kind"] for s in decided] == ["meta-prescan"]
+    assert "prescan" in info["why"]
+    text = explain_text(d)
+    assert "<- decided" in text and "not a WHATWG label" in text
