@@ -19,7 +19,6 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import Any
 
@@ -83,12 +82,23 @@ def sql_files() -> dict[str, str]:
 
 
 def _dependency_order(queries: dict[str, str]) -> list[str]:
-    """Names ordered so that each view comes after the views it reads."""
-    graph = {
+    """Names ordered so that each view comes after the views it reads; among ready views,
+    by layer (stg, int, audit, check) then name, so the generated file is stable."""
+    layers = {"stg": 0, "int": 1, "audit": 2, "check": 3}
+    reads = {
         name: {other for other in queries if other != name and re.search(rf"\b{other}\b", text)}
         for name, text in queries.items()
     }
-    return list(TopologicalSorter(graph).static_order())
+    ordered: list[str] = []
+    while len(ordered) < len(queries):
+        ready = sorted(
+            (name for name in queries if name not in ordered and reads[name] <= set(ordered)),
+            key=lambda name: (layers.get(name.split("_", 1)[0], 9), name),
+        )
+        if not ready:
+            raise ValueError(f"sql/ views read each other in a cycle: {sorted(reads)}")
+        ordered.append(ready[0])
+    return ordered
 
 
 def _base_view(table: str, schema: pa.Schema, has_files: bool = True) -> str:

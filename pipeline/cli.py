@@ -160,12 +160,10 @@ def decode(
 
 
 def _mount_audit_commands() -> None:
-    try:
-        from pipeline import cli_audit
-    except ImportError:  # the audit commands are optional until their module exists
-        return
-    for command in cli_audit.app.registered_commands:
-        app.registered_commands.append(command)
+    # audit / diff / report live in their own module; they appear as top-level commands.
+    from pipeline import cli_audit
+
+    app.registered_commands.extend(cli_audit.app.registered_commands)
 
 
 _mount_audit_commands()

@@ -88,7 +88,7 @@ def _cell(value: Any) -> str:
 
 def _check_out(out: Path) -> None:
     if not out.is_dir():
-        err_console.print(f"[red]error:[/red] output folder {out} does not exist")
+        err_console.print(f"error: output folder {out} does not exist", markup=False)
         raise typer.Exit(code=1)
 
 
@@ -111,12 +111,24 @@ def audit_command(
     try:
         gates = [audit.parse_gate(expr, known) for expr in fail_on or []]
     except ValueError as error:
-        err_console.print(f"[red]error:[/red] {error}", markup=True)
+        err_console.print(f"error: {error}", markup=False)
         raise typer.Exit(code=2) from None
-    con = audit.connect(out, run=run)
-    if run is not None and run not in audit.run_ids(con):
-        err_console.print(f"[red]error:[/red] no run {run!r} in {out}")
+    if not _run_audit(out, run, gates, fmt, limit):
         raise typer.Exit(code=1)
+
+
+def _run_audit(
+    out: Path, run: str | None, gates: list[audit.Gate], fmt: Format, limit: int
+) -> bool:
+    """Print the audits of ``run``; say which gates and checks failed; True when none did."""
+    con = audit.connect(out, run=run)
+    known = audit.run_ids(con)
+    if not known:  # an empty output must not pass a CI gate
+        err_console.print(f"error: no run in {out}", markup=False)
+        return False
+    if run is not None and run not in known:
+        err_console.print(f"error: no run {run!r} in {out}", markup=False)
+        return False
     values = audit.gate_values(con)
     failed = [gate for gate in gates if gate.fails(values[gate.name])]
     checks = {name: audit.query(con, name) for name in audit.sql_files()
@@ -149,11 +161,11 @@ def audit_command(
             if result.rows:
                 _print(result, f"{name} FAILED (must return no rows)", fmt, limit)
     for gate in failed:
-        err_console.print(f"FAILED gate {gate} (value {values[gate.name]:g})", markup=False)
+        err_console.print(f"FAILED gate {gate} (value {_cell(values[gate.name])})",
+                          markup=False)
     for name in broken:
         err_console.print(f"FAILED check {name} ({len(checks[name].rows)} rows)", markup=False)
-    if failed or broken:
-        raise typer.Exit(code=1)
+    return not (failed or broken)
 
 
 @app.command("diff")

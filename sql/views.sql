@@ -328,6 +328,53 @@ final as (
 
 select * from final;
 
+create or replace view stg_errors as
+-- stg_errors: one row per record (or file) that failed a stage (errors table).
+with
+
+source as (
+    select * from errors
+),
+
+final as (
+    select
+        run_id,
+        warc_filename,
+        warc_record_offset,
+        record_id,
+        stage,
+        error_type,
+        message
+    from source
+)
+
+select * from final;
+
+create or replace view stg_links as
+-- stg_links: one row per link found in a decoded record (links table).
+with
+
+source as (
+    select * from links
+),
+
+final as (
+    select
+        run_id,
+        record_id,
+        url,
+        target_url,
+        anchor_text,
+        rel,
+        tag,
+        attr,
+        coalesce(internal, false) as is_internal,
+        coalesce(nofollow, false) as is_nofollow
+    from source
+)
+
+select * from final;
+
 create or replace view stg_records as
 -- stg_records: one row per decoded HTTP response (records table), renamed and
 -- typed for the audits; adds the per-record flags every audit shares.
@@ -391,28 +438,6 @@ final as (
 
 select * from final;
 
-create or replace view stg_errors as
--- stg_errors: one row per record (or file) that failed a stage (errors table).
-with
-
-source as (
-    select * from errors
-),
-
-final as (
-    select
-        run_id,
-        warc_filename,
-        warc_record_offset,
-        record_id,
-        stage,
-        error_type,
-        message
-    from source
-)
-
-select * from final;
-
 create or replace view stg_runs as
 -- stg_runs: one row per run (runs table).
 with
@@ -444,81 +469,6 @@ final as (
 
 select * from final;
 
-create or replace view stg_links as
--- stg_links: one row per link found in a decoded record (links table).
-with
-
-source as (
-    select * from links
-),
-
-final as (
-    select
-        run_id,
-        record_id,
-        url,
-        target_url,
-        anchor_text,
-        rel,
-        tag,
-        attr,
-        coalesce(internal, false) as is_internal,
-        coalesce(nofollow, false) as is_nofollow
-    from source
-)
-
-select * from final;
-
-create or replace view check_decision_complete as
--- check_decision_complete: returns every record missing a part of its
--- encoding decision. Must return no rows.
-with
-
-records as (
-    select * from stg_records
-),
-
-final as (
-    select
-        run_id,
-        record_id,
-        url,
-        encoding,
-        encoding_source,
-        encoding_browser,
-        encoding_confidence
-    from records
-    where
-        record_id is null
-        or encoding is null
-        or encoding_source is null
-        or encoding_browser is null
-        or encoding_confidence is null
-)
-
-select * from final;
-
-create or replace view check_record_key_unique as
--- check_record_key_unique: returns every (run_id, record_id) that occurs more
--- than once in records. Must return no rows.
-with
-
-records as (
-    select * from stg_records
-),
-
-final as (
-    select
-        run_id,
-        record_id,
-        count(*) as occurrences
-    from records
-    group by run_id, record_id
-    having count(*) > 1
-)
-
-select * from final;
-
 create or replace view int_host_days as
 -- int_host_days: one row per run, host and fetch day: pages, pages with
 -- U+FFFD, replacement and mojibake counts.
@@ -543,97 +493,6 @@ final as (
         count(*) filter (where has_fffd) / count(*) as fffd_rate
     from records
     group by run_id, url_host_name, fetch_day
-)
-
-select * from final;
-
-create or replace view check_accounting_invariant as
--- check_accounting_invariant: returns every run whose accounting does not
--- add up: seen = written + skipped + errors, and the written and error counts
--- equal the rows in records and errors. Must return no rows.
-with
-
-runs as (
-    select * from stg_runs
-),
-
-records as (
-    select * from stg_records
-),
-
-errors as (
-    select * from stg_errors
-),
-
-record_rows as (
-    select run_id, count(*) as record_rows
-    from records
-    group by run_id
-),
-
-error_rows as (
-    select run_id, count(*) as error_rows
-    from errors
-    group by run_id
-),
-
-accounted as (
-    select
-        runs.run_id,
-        runs.records_seen,
-        runs.records_written,
-        runs.records_skipped,
-        runs.errors,
-        coalesce(record_rows.record_rows, 0) as record_rows,
-        coalesce(error_rows.error_rows, 0) as error_rows,
-        runs.invariant_ok
-    from runs
-    left join record_rows
-        on runs.run_id = record_rows.run_id
-    left join error_rows
-        on runs.run_id = error_rows.run_id
-),
-
-final as (
-    select * from accounted
-    where
-        records_seen <> records_written + records_skipped + errors
-        or records_written <> record_rows
-        or errors <> error_rows
-        or invariant_ok is distinct from true
-)
-
-select * from final;
-
-create or replace view check_runs_known as
--- check_runs_known: returns every run id that has records or errors but no
--- row in runs (a run that did not finish its accounting). Must return no rows.
-with
-
-runs as (
-    select * from stg_runs
-),
-
-records as (
-    select * from stg_records
-),
-
-errors as (
-    select * from stg_errors
-),
-
-used_run_ids as (
-    select distinct run_id from records
-    union
-    select distinct run_id from errors
-),
-
-final as (
-    select used_run_ids.run_id
-    from used_run_ids
-    left join runs
-        on used_run_ids.run_id = runs.run_id
-    where runs.run_id is null
 )
 
 select * from final;
@@ -667,30 +526,6 @@ final as (
             order by started_at desc nulls last, run_id desc
         ) as run_rank
     from run_ids
-)
-
-select * from final;
-
-create or replace view audit_fffd_by_host_day as
--- audit_fffd_by_host_day: one row per run, host and fetch day: the share of
--- pages with U+FFFD over time (all runs; the report charts it).
-with
-
-host_days as (
-    select * from int_host_days
-),
-
-final as (
-    select
-        run_id,
-        url_host_name,
-        fetch_day,
-        records,
-        fffd_records,
-        replacement_chars,
-        round(fffd_rate, 4) as fffd_rate
-    from host_days
-    order by run_id, url_host_name, fetch_day
 )
 
 select * from final;
@@ -737,6 +572,41 @@ final as (
             getvariable('redecode_run'),
             (select run_id from newest)
         ) as run_id
+)
+
+select * from final;
+
+create or replace view audit_browser_mismatches as
+-- audit_browser_mismatches: one row per record of the selected run where the
+-- browser's encoding differs from the chosen one: what real visitors saw
+-- broken.
+with
+
+records as (
+    select * from stg_records
+),
+
+selected_run as (
+    select * from int_selected_run
+),
+
+final as (
+    select
+        records.run_id,
+        records.record_id,
+        records.url,
+        records.url_host_name,
+        records.encoding_browser,
+        records.encoding,
+        records.encoding_source,
+        records.http_charset,
+        records.meta_charset,
+        records.title
+    from records
+    inner join selected_run
+        on records.run_id = selected_run.run_id
+    where records.is_browser_mismatch
+    order by records.url_host_name, records.url
 )
 
 select * from final;
@@ -813,41 +683,6 @@ final as (
         or is_text_length_changed
         or is_mojibake_changed
     order by is_decision_changed desc, url_host_name, url
-)
-
-select * from final;
-
-create or replace view audit_browser_mismatches as
--- audit_browser_mismatches: one row per record of the selected run where the
--- browser's encoding differs from the chosen one: what real visitors saw
--- broken.
-with
-
-records as (
-    select * from stg_records
-),
-
-selected_run as (
-    select * from int_selected_run
-),
-
-final as (
-    select
-        records.run_id,
-        records.record_id,
-        records.url,
-        records.url_host_name,
-        records.encoding_browser,
-        records.encoding,
-        records.encoding_source,
-        records.http_charset,
-        records.meta_charset,
-        records.title
-    from records
-    inner join selected_run
-        on records.run_id = selected_run.run_id
-    where records.is_browser_mismatch
-    order by records.url_host_name, records.url
 )
 
 select * from final;
@@ -955,6 +790,30 @@ final as (
 
 select * from final;
 
+create or replace view audit_fffd_by_host_day as
+-- audit_fffd_by_host_day: one row per run, host and fetch day: the share of
+-- pages with U+FFFD over time (all runs; the report charts it).
+with
+
+host_days as (
+    select * from int_host_days
+),
+
+final as (
+    select
+        run_id,
+        url_host_name,
+        fetch_day,
+        records,
+        fffd_records,
+        replacement_chars,
+        round(fffd_rate, 4) as fffd_rate
+    from host_days
+    order by run_id, url_host_name, fetch_day
+)
+
+select * from final;
+
 create or replace view audit_fffd_spikes as
 -- audit_fffd_spikes: one row per host and fetch day of the selected run whose
 -- share of pages with U+FFFD spiked against the host's own baseline (its
@@ -1050,6 +909,85 @@ spikes as (
 final as (
     select * from spikes
     order by fffd_rate desc, records desc, url_host_name, fetch_day
+)
+
+select * from final;
+
+create or replace view audit_gates as
+-- audit_gates: one row for the selected run with every number a CI gate can
+-- test (`redecode audit --fail-on "name>value"`).
+with
+
+records as (
+    select * from stg_records
+),
+
+errors as (
+    select * from stg_errors
+),
+
+spikes as (
+    select * from audit_fffd_spikes
+),
+
+selected_run as (
+    select * from int_selected_run
+),
+
+record_counts as (
+    select
+        count(*) as records,
+        count(*) filter (where records.is_mojibake) as mojibake_records,
+        count(*) filter (where records.has_fffd) as fffd_records,
+        count(*) filter (where records.is_browser_mismatch)
+            as browser_mismatch_records,
+        count(*) filter (where records.is_naive_decode_garbled)
+            as naive_garbled_records,
+        count(*) filter (where records.has_declared_conflict)
+            as declared_conflict_records
+    from records
+    inner join selected_run
+        on records.run_id = selected_run.run_id
+),
+
+error_counts as (
+    select count(*) as errors
+    from errors
+    inner join selected_run
+        on errors.run_id = selected_run.run_id
+),
+
+spike_counts as (
+    select count(distinct url_host_name) as fffd_spike_hosts
+    from spikes
+),
+
+final as (
+    select
+        (select run_id from selected_run) as run_id,
+        record_counts.records,
+        spike_counts.fffd_spike_hosts,
+        coalesce(
+            record_counts.mojibake_records / nullif(record_counts.records, 0), 0
+        ) as mojibake_rate,
+        error_counts.errors,
+        coalesce(
+            record_counts.browser_mismatch_records
+            / nullif(record_counts.records, 0),
+            0
+        ) as browser_mismatch_rate,
+        coalesce(
+            record_counts.fffd_records / nullif(record_counts.records, 0), 0
+        ) as fffd_rate,
+        coalesce(
+            record_counts.naive_garbled_records
+            / nullif(record_counts.records, 0),
+            0
+        ) as naive_garbled_rate,
+        record_counts.declared_conflict_records as declared_conflicts
+    from record_counts
+    cross join error_counts
+    cross join spike_counts
 )
 
 select * from final;
@@ -1241,10 +1179,15 @@ final as (
 
 select * from final;
 
-create or replace view audit_gates as
--- audit_gates: one row for the selected run with every number a CI gate can
--- test (`redecode audit --fail-on "name>value"`).
+create or replace view check_accounting_invariant as
+-- check_accounting_invariant: returns every run whose accounting does not
+-- add up: seen = written + skipped + errors, and the written and error counts
+-- equal the rows in records and errors. Must return no rows.
 with
+
+runs as (
+    select * from stg_runs
+),
 
 records as (
     select * from stg_records
@@ -1254,68 +1197,125 @@ errors as (
     select * from stg_errors
 ),
 
-spikes as (
-    select * from audit_fffd_spikes
-),
-
-selected_run as (
-    select * from int_selected_run
-),
-
-record_counts as (
-    select
-        count(*) as records,
-        count(*) filter (where records.is_mojibake) as mojibake_records,
-        count(*) filter (where records.has_fffd) as fffd_records,
-        count(*) filter (where records.is_browser_mismatch)
-            as browser_mismatch_records,
-        count(*) filter (where records.is_naive_decode_garbled)
-            as naive_garbled_records,
-        count(*) filter (where records.has_declared_conflict)
-            as declared_conflict_records
+record_rows as (
+    select run_id, count(*) as record_rows
     from records
-    inner join selected_run
-        on records.run_id = selected_run.run_id
+    group by run_id
 ),
 
-error_counts as (
-    select count(*) as errors
+error_rows as (
+    select run_id, count(*) as error_rows
     from errors
-    inner join selected_run
-        on errors.run_id = selected_run.run_id
+    group by run_id
 ),
 
-spike_counts as (
-    select count(distinct url_host_name) as fffd_spike_hosts
-    from spikes
+accounted as (
+    select
+        runs.run_id,
+        runs.records_seen,
+        runs.records_written,
+        runs.records_skipped,
+        runs.errors,
+        coalesce(record_rows.record_rows, 0) as record_rows,
+        coalesce(error_rows.error_rows, 0) as error_rows,
+        runs.invariant_ok
+    from runs
+    left join record_rows
+        on runs.run_id = record_rows.run_id
+    left join error_rows
+        on runs.run_id = error_rows.run_id
+),
+
+final as (
+    select * from accounted
+    where
+        records_seen <> records_written + records_skipped + errors
+        or records_written <> record_rows
+        or errors <> error_rows
+        or invariant_ok is distinct from true
+)
+
+select * from final;
+
+create or replace view check_decision_complete as
+-- check_decision_complete: returns every record missing a part of its
+-- encoding decision. Must return no rows.
+with
+
+records as (
+    select * from stg_records
 ),
 
 final as (
     select
-        (select run_id from selected_run) as run_id,
-        record_counts.records,
-        spike_counts.fffd_spike_hosts,
-        coalesce(
-            record_counts.mojibake_records / nullif(record_counts.records, 0), 0
-        ) as mojibake_rate,
-        error_counts.errors,
-        coalesce(
-            record_counts.browser_mismatch_records
-            / nullif(record_counts.records, 0),
-            0
-        ) as browser_mismatch_rate,
-        coalesce(
-            record_counts.fffd_records / nullif(record_counts.records, 0), 0
-        ) as fffd_rate,
-        coalesce(
-            record_counts.naive_garbled_records
-            / nullif(record_counts.records, 0),
-            0
-        ) as naive_garbled_rate,
-        record_counts.declared_conflict_records as declared_conflicts
-    from record_counts
-    cross join error_counts
-    cross join spike_counts
+        run_id,
+        record_id,
+        url,
+        encoding,
+        encoding_source,
+        encoding_browser,
+        encoding_confidence
+    from records
+    where
+        record_id is null
+        or encoding is null
+        or encoding_source is null
+        or encoding_browser is null
+        or encoding_confidence is null
+)
+
+select * from final;
+
+create or replace view check_record_key_unique as
+-- check_record_key_unique: returns every (run_id, record_id) that occurs more
+-- than once in records. Must return no rows.
+with
+
+records as (
+    select * from stg_records
+),
+
+final as (
+    select
+        run_id,
+        record_id,
+        count(*) as occurrences
+    from records
+    group by run_id, record_id
+    having count(*) > 1
+)
+
+select * from final;
+
+create or replace view check_runs_known as
+-- check_runs_known: returns every run id that has records or errors but no
+-- row in runs (a run that did not finish its accounting). Must return no rows.
+with
+
+runs as (
+    select * from stg_runs
+),
+
+records as (
+    select * from stg_records
+),
+
+errors as (
+    select * from stg_errors
+),
+
+used_run_ids as (
+    select distinct run_id from records
+    union
+    select distinct run_id from errors
+),
+
+final as (
+    select used_run_ids.run_id
+    from used_run_ids
+    left join runs
+        on used_run_ids.run_id = runs.run_id
+    where runs.run_id is null
 )
 
 select * from final;

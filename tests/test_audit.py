@@ -140,6 +140,13 @@ def test_audit_of_a_named_run(outs: dict[str, Path]) -> None:
     assert missing.exit_code == 1 and "no run 'nope'" in missing.output
 
 
+def test_audit_of_a_folder_without_runs_exits_1(tmp_path: Path) -> None:
+    # an empty output must not pass a CI gate
+    result = runner.invoke(app, ["audit", "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "no run in" in result.output
+
+
 def test_audit_of_a_missing_folder_exits_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["audit", "--out", str(tmp_path / "nope")])
     assert result.exit_code == 1

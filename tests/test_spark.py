@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,10 @@ from tests.test_runner import table_rows
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
 
 
-def test_spark_local_mode_writes_the_same_tables(tmp_path: Path) -> None:
+def test_spark_local_mode_writes_the_same_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # executors must run this venv's interpreter to see the project's packages
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    monkeypatch.setenv("PYSPARK_DRIVER_PYTHON", sys.executable)
     pyspark_sql = pytest.importorskip("pyspark.sql", reason="pip install -e '.[spark]'")
     inputs = []
     for n in range(3):
@@ -26,6 +30,7 @@ def test_spark_local_mode_writes_the_same_tables(tmp_path: Path) -> None:
         pyspark_sql.SparkSession.builder.master("local[2]")
         .appName("redecode-test")
         .config("spark.ui.enabled", "false")
+        .config("spark.pyspark.python", sys.executable)  # executors need this venv's packages
         .getOrCreate()
     )
     try:

@@ -65,17 +65,23 @@ def extract(
         errors.append(_failure("metadata", exc))
 
     links: tuple[Link, ...] = ()
-    bad_urls = 0
+    bad_urls = links_truncated = 0
     try:
-        links, bad_urls = extract_links(found, meta.base_url, page_url, doc_encoding)
+        links, bad_urls, links_truncated = extract_links(
+            found, meta.base_url, page_url, doc_encoding, options.max_links
+        )
     except Exception as exc:
         errors.append(_failure("links", exc))
 
     main_text, visible = "", ""
     try:
-        main_text, visible = extract_main_text(tree, options, found["invisible"])
+        prune = found.elements <= options.max_pruned_elements
+        main_text, visible = extract_main_text(
+            tree, options if prune else _without_pruning(options), found.invisible
+        )
         if (
-            options.prune_patterns
+            prune
+            and options.prune_patterns
             and len(main_text) < options.fallback_min_chars
             and len(visible) >= FALLBACK_RATIO * options.fallback_min_chars
         ):
@@ -123,4 +129,10 @@ def extract(
         bad_urls=bad_urls,
         base_href=meta.base_href,
         errors=tuple(errors),
+        links_truncated=links_truncated,
     )
+
+
+def _without_pruning(options: ExtractOptions) -> ExtractOptions:
+    return replace(options, drop_boilerplate_tags=False, drop_hidden=False, prune_patterns=False,
+                   prefer_article=False)

@@ -47,3 +47,4 @@ class Extracted:
     # Added by the extract stage (defaults keep older constructors working):
     base_href: str | None = None  # <base href> as written (base_url is its resolved form)
     errors: tuple[str, ...] = ()  # "<part>: <ExceptionType>: <message>" for parts that failed
+    links_truncated: int = 0  # links beyond ExtractOptions.max_links, not recorded

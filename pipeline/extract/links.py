@@ -17,9 +17,11 @@ LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
 
 
 def extract_links(
-    found: Scan, base_url: str | None, page_url: str | None, encoding: str
-) -> tuple[tuple[Link, ...], int]:
-    """Every link of the document, in tree order, and the count of hrefs that failed.
+    found: Scan, base_url: str | None, page_url: str | None, encoding: str,
+    max_links: int = 10_000,
+) -> tuple[tuple[Link, ...], int, int]:
+    """Every link of the document, in tree order, the count of hrefs that failed, and the
+    count of links beyond ``max_links`` (elements not looked at).
 
     ``found`` is :func:`pipeline.extract.tree.scan`'s result (its ``"links"`` list holds
     the ``a``, ``area`` and ``link`` elements in tree order). ``internal`` is whether the
@@ -31,7 +33,9 @@ def extract_links(
     internal_of: dict[str, bool | None] = {}
     links: list[Link] = []
     bad = 0
-    for node in found.links:
+    candidates = found.links
+    truncated = max(0, len(candidates) - max_links)
+    for node in candidates[:max_links] if truncated else candidates:
         attrs = node.attributes
         href = attrs.get("href")
         if href is None:
@@ -59,4 +63,4 @@ def extract_links(
             domain = registered_domain(host) if page_domain is not None else None
             internal = internal_of[host] = None if domain is None else domain == page_domain
         links.append(Link(target, text, rel, tag, "href", internal, "nofollow" in keywords))
-    return tuple(links), bad
+    return tuple(links), bad, truncated

@@ -60,11 +60,12 @@ BOILERPLATE_PATTERNS = (
     "recommend", "sponsor", "byline", "author", "caption", "tags", "toolbar", "signup",
     "masthead", "header", "menu", "nav",
 )
-#: Phase 1 (structure and visibility), then phase 2 (class/id patterns) against the
-#: text that phase 1 left: a page whose navigation outweighs its article must not lose
-#: the article to a "sidebar" class on its content wrapper.
-_STRUCTURE_CANDIDATES = ", ".join([*sorted(BOILERPLATE_TAGS), "[role]", "[hidden]", "[aria-hidden]", "[style]"])
-_PATTERN_CANDIDATES = ", ".join(f"{tag}[{attr}]" for tag in sorted(PATTERN_TAGS) for attr in ("class", "id"))
+#: One CSS pass finds every candidate (a short selector list: Lexbor tests each element
+#: against each selector); the tag and class/id tests run on the few it returns.
+_CANDIDATES = ", ".join([*sorted(BOILERPLATE_TAGS), "[role]", "[hidden]", "[aria-hidden]",
+                         "[style]", "[class]", "[id]"])
+_BOILERPLATE_TAG_IDS = frozenset(tag_ids(BOILERPLATE_TAGS))
+_PATTERN_TAG_IDS = frozenset(tag_ids(PATTERN_TAGS))
 _HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.ASCII | re.IGNORECASE)
 #: Elements that start and end an ExtractContent block (the original's div/td/center,
 #: plus the HTML5 sectioning and table/list containers that play their role today).
@@ -118,8 +119,10 @@ def _remove(nodes: list[LexborNode]) -> None:
         node.decompose()
 
 
-def _is_hidden_or_structural(node: LexborNode, options: ExtractOptions) -> bool:
-    if options.drop_boilerplate_tags and node.tag in BOILERPLATE_TAGS:
+def _is_boilerplate(node: LexborNode, options: ExtractOptions, patterns: re.Pattern[str]) -> bool:
+    """Whether ``node`` is hidden, structural boilerplate, or classed as boilerplate."""
+    tag_id = node.tag_id
+    if options.drop_boilerplate_tags and tag_id in _BOILERPLATE_TAG_IDS:
         return True
     attrs = node.attributes
     if options.drop_hidden and (
@@ -128,13 +131,12 @@ def _is_hidden_or_structural(node: LexborNode, options: ExtractOptions) -> bool:
         or _HIDDEN_STYLE.search(attrs.get("style") or "") is not None
     ):
         return True
-    return options.drop_boilerplate_tags and (attrs.get("role") or "").lower() in BOILERPLATE_ROLES
-
-
-def _matches_patterns(node: LexborNode, patterns: re.Pattern[str]) -> bool:
-    attrs = node.attributes
-    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-    return len(names) > 1 and patterns.search(names.lower()) is not None
+    if options.drop_boilerplate_tags and (attrs.get("role") or "").lower() in BOILERPLATE_ROLES:
+        return True
+    if options.prune_patterns and tag_id in _PATTERN_TAG_IDS:
+        names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+        return len(names) > 1 and patterns.search(names.lower()) is not None
+    return False
 
 
 @lru_cache(maxsize=8)
@@ -296,12 +298,9 @@ def extract_main_text(
     if not visible:
         return "", ""
     scope = _container(root, len(visible), options) if options.prefer_article else root
-    if options.drop_boilerplate_tags or options.drop_hidden:
-        _prune(scope, _STRUCTURE_CANDIDATES, lambda n: _is_hidden_or_structural(n, options),
-               options.prune_max_share)
-    if options.prune_patterns:
+    if options.drop_boilerplate_tags or options.drop_hidden or options.prune_patterns:
         patterns = _patterns(BOILERPLATE_PATTERNS)
-        _prune(scope, _PATTERN_CANDIDATES, lambda n: _matches_patterns(n, patterns),
+        _prune(scope, _CANDIDATES, lambda n: _is_boilerplate(n, options, patterns),
                options.prune_max_share)
     _mark(scope)
     blocks = scope.text().split(_HARD)

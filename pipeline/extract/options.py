@@ -45,6 +45,14 @@ class ExtractOptions:
       class/id patterns (a content wrapper classed ``and-w-sidebar`` on a page whose
       menus outweigh the article).
     - ``detect_language``: run the language detector on the main text.
+
+    Bounds for pathological documents (real pages stay far below them; the parse is
+    linear, the Python work per link and per candidate node is what they cap):
+
+    - ``max_links``: links recorded per document; the rest are counted in
+      ``Extracted.links_truncated``.
+    - ``max_pruned_elements``: above this many elements, boilerplate pruning is skipped
+      and ExtractContent runs on the whole body.
     """
 
     threshold: float = 80.0
@@ -61,4 +69,6 @@ class ExtractOptions:
     prune_patterns: bool = True
     prune_max_share: float = 0.3
     fallback_min_chars: int = 200
+    max_links: int = 10_000
+    max_pruned_elements: int = 50_000
     detect_language: bool = True

@@ -10,6 +10,7 @@ loop of each multi-byte decoder.
 from __future__ import annotations
 
 import codecs
+import random
 import sys
 import zlib
 from pathlib import Path
@@ -372,3 +373,12 @@ def test_suspect_sequences_among_other_text_match_reference(data: st.DataObject,
     # sequences and boundaries: the spec loop runs on the stretch around each one only.
     chunks = data.draw(st.lists(st.sampled_from(_CHUNKS[encoding]), max_size=30))
     _assert_matches_reference([b"".join(chunks)], encoding)
+
+
+@pytest.mark.parametrize("encoding", sorted(MULTI_BYTE))
+def test_error_dense_input_matches_reference(encoding: str) -> None:
+    # Mostly errors: the codec's error handler hands over to the spec loop part way.
+    rng = random.Random(encoding)
+    noise = bytes(rng.getrandbits(8) for _ in range(20_000))
+    page = "日本語のテキスト、中文文本，한국어 텍스트 ".encode() * 200
+    _assert_matches_reference([noise, page, b"clean ascii " * 50 + noise], encoding)

@@ -207,3 +207,23 @@ def test_explain_marks_the_winner() -> None:
     assert "prescan" in info["why"]
     text = explain_text(d)
     assert "<- decided" in text and "not a WHATWG label" in text
+
+
+def test_browser_by_content_type() -> None:
+    # Blink decodes XML types with the XML declaration or UTF-8, no <meta>, no detection;
+    # text/plain gets detection but no <meta>
+    meta = b"<meta charset=koi8-r>" + RUSSIAN.encode("koi8_r")
+    assert decode_html(meta, "application/xhtml+xml").encoding_browser == "UTF-8"
+    assert decode_html(b'<?xml version="1.0" encoding="koi8-r"?><r/>', "text/xml").encoding_browser == "KOI8-R"
+    assert decode_html(meta, "application/json").encoding_browser == "UTF-8"
+    plain = decode_html(meta, "text/plain", "http://example.ru/")
+    assert (plain.encoding_browser, plain.decision.encoding_browser_source) == ("KOI8-R", "detected")
+    assert decode_html(b"<meta charset=koi8-r>", "text/plain").encoding_browser == "windows-1252"
+
+
+def test_koi8_named_koi8_r_unless_ukrainian_bytes() -> None:
+    russian = decode_html((RUSSIAN * 3).encode("koi8_r"), None, "http://example.ru/")
+    assert russian.encoding == "KOI8-R" and russian.text == RUSSIAN * 3
+    ukrainian_text = "Привіт, як справи? Їжак і ґанок. " * 5
+    ukrainian = decode_html(ukrainian_text.encode("koi8_u"), None, "http://example.ua/")
+    assert ukrainian.encoding == "KOI8-U" and ukrainian.text == ukrainian_text

@@ -13,14 +13,14 @@ Named fix-ups over Python's codecs (proven by tests/conformance/test_decoders.py
   from that one sequence only, and the spec never produces them elsewhere, so
   :data:`GB18030_2022_FIXES` rewrites them.
 * ``gb18030-euro``: Python rejects byte 0x80, which the spec decodes to U+20AC (step 7); the
-  error handler decodes it with the spec's step, as it does 128 more two-byte pointers Python
-  rejects.
+  error handler decodes it with the spec's step. (The codec accepts every other sequence the
+  index maps.)
 * gb18030's malformed four-byte sequences: Python swallows the ASCII digits the spec restores
   to the queue; the error handler applies the spec's step.
 * ``big5-hkscs-variants``: Python's big5hkscs maps 11 pointers to other characters than index
   Big5. Nine of its wrong characters come from that one sequence only and are rewritten
-  (:data:`BIG5_FIXES`); for A241 and A242 (``big5-hkscs-solidus``) an input holding those
-  bytes takes the spec loop. The 192 pointers it rejects are decoded by the error handler.
+  (:data:`BIG5_FIXES`); for A241 and A242 (``big5-hkscs-solidus``) the stretch of input
+  around those bytes takes the spec loop. The 192 pointers it rejects are decoded by the error handler.
 """
 
 from __future__ import annotations

@@ -32,17 +32,33 @@ def take_count() -> int:
     return int(getattr(_local, "errors", 0))
 
 
+class ErrorDense(Exception):
+    """Raised by a step handler when the input is mostly errors (see :data:`DENSE_ERRORS`)."""
+
+
+#: (minimum errors, bytes per error): past that many errors, with fewer bytes than this per
+#: error so far, a step handler gives up: each call into it from the codec costs ~2 µs, while
+#: the pure spec loop spends ~0.5-1 µs per non-ASCII character, so the loop wins when about
+#: every other character is an error (measured, see notes/decoders.md).
+DENSE_ERRORS = (64, 4)
+
+
 def register_step_handler(name: str, step: Step) -> str:
     """Register a codec error handler ``name`` that resumes decoding with ``step``.
 
-    Returns ``name`` (for ``bytes.decode(codec, name)``).
+    Returns ``name`` (for ``bytes.decode(codec, name)``). The handler raises
+    :class:`ErrorDense` when errors come thicker than :data:`DENSE_ERRORS`.
     """
+    least, per_error = DENSE_ERRORS
 
     def handler(exc: UnicodeError) -> tuple[str, int]:
         if not isinstance(exc, UnicodeDecodeError):
             raise exc
         text, end, errors = step(exc.object, exc.start)
-        _local.errors = getattr(_local, "errors", 0) + errors
+        count = getattr(_local, "errors", 0) + errors
+        _local.errors = count
+        if count > least and count * per_error > end:
+            raise ErrorDense
         return text, end
 
     codecs.register_error(name, handler)

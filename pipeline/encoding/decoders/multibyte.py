@@ -24,28 +24,34 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from pipeline.encoding.decoders.errors import Step, register_step_handler, reset_count, take_count
+from pipeline.encoding.decoders.errors import (
+    ErrorDense,
+    Step,
+    register_step_handler,
+    reset_count,
+    take_count,
+)
 
-_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_ASCII_RUN = re.compile(rb"[\x00-\x7f]+")
 
 
 def decode_with_steps(body: bytes, step: Step) -> tuple[str, int]:
     """The spec decoder as a loop of steps (ASCII runs are copied): (text, errors)."""
     out: list[str] = []
+    append = out.append
     errors = 0
     pos = 0
     n = len(body)
-    search = _NON_ASCII.search
+    match_ascii = _ASCII_RUN.match
     while pos < n:
-        m = search(body, pos)
-        if m is None:
-            out.append(body[pos:].decode("ascii"))
-            break
-        start = m.start()
-        if start > pos:
-            out.append(body[pos:start].decode("ascii"))
-        text, pos, err = step(body, start)
-        out.append(text)
+        if body[pos] < 0x80:
+            m = match_ascii(body, pos)
+            assert m is not None
+            append(m.group().decode("ascii"))
+            pos = m.end()
+            continue
+        text, pos, err = step(body, pos)
+        append(text)
         errors += err
     return "".join(out), errors
 
@@ -118,42 +124,46 @@ class MultiByteDecoder:
             end = m.end() if m is not None else len(body)
             for piece, slow in ((body[done:begin], False), (body[begin:end], True)):
                 if piece:
-                    text, err = (
-                        decode_with_steps(piece, self.step) if slow else self._codec(piece)
-                    )
-                    out.append(text)
-                    errors += err
+                    result = decode_with_steps(piece, self.step) if slow else self._codec(piece)
+                    assert result is not None  # no hint check: the piece holds no suspect
+                    out.append(result[0])
+                    errors += result[1]
             done = end
         if done < len(body):
-            text, err = self._codec(body[done:])
-            out.append(text)
-            errors += err
+            result = self._codec(body[done:])
+            assert result is not None
+            out.append(result[0])
+            errors += result[1]
         return "".join(out), errors
 
     def decode_codec(self, body: bytes) -> tuple[str, int] | None:
-        """Ways 1 and 2 (the codec, with the spec's step on errors); None for suspect input."""
+        """Ways 1 and 2 (the codec, with the spec's step on errors); None for suspect input.
+
+        Input that turns out to be mostly errors is finished by the spec loop (way 3), which
+        is faster there.
+        """
         if self.codec is None:
             return None
         if self.suspect_bytes and not self.suspect_hint and self._has_suspect_bytes(body):
             return None
-        text, errors = self._codec_raw(body)
+        return self._codec(body, check_hint=True)
+
+    def _codec(self, body: bytes, check_hint: bool = False) -> tuple[str, int] | None:
+        # One pass: the handler is only called at malformed (to the codec) sequences.
+        reset_count()
+        try:
+            text = body.decode(self.codec or "", self.handler)
+        except ErrorDense:
+            return decode_with_steps(body, self.step)
+        errors = take_count()
         if (
-            self.suspect_hint
+            check_hint
+            and self.suspect_hint
             and any(c in text for c in self.suspect_hint)
             and self._has_suspect_bytes(body)
         ):
             return None
         return self._fix(text, errors)
-
-    def _codec(self, body: bytes) -> tuple[str, int]:
-        """The codec path on input known to hold no suspect sequence."""
-        return self._fix(*self._codec_raw(body))
-
-    def _codec_raw(self, body: bytes) -> tuple[str, int]:
-        # One pass: the handler is only called at malformed (to the codec) sequences.
-        reset_count()
-        text = body.decode(self.codec or "", self.handler)
-        return text, take_count()
 
     def _fix(self, text: str, errors: int) -> tuple[str, int]:
         if self.fixes:

@@ -1,0 +1,14 @@
+"""Encoding sniffing: every step that decides which encoding a page is decoded with.
+
+- :mod:`.bom` — Encoding Standard *BOM sniff*;
+- :mod:`.prescan` — HTML *prescan a byte stream* (first 1024 bytes) and *get an XML encoding*;
+- :mod:`.late_meta` — Chromium's tokenizer-based ``<meta>`` scan (late ``<meta>`` in ``<head>``);
+- :mod:`.xml_declaration` — Chromium's XML declaration check in ``text/html``;
+- :mod:`.lenient_meta` — malformed declarations the spec ignores (``standard``/``repair`` only);
+- :mod:`.utf8` — the UTF-8 check for undeclared pages;
+- :mod:`.detect` — statistical detection (chardetng, TLD hint) and what it cannot answer;
+- :mod:`.browser_detect` — Chromium's content sniffing, emulated;
+- :mod:`.tld_defaults` — Chromium's fallback encoding by TLD;
+- :mod:`.algorithm` — the order, the three policies, the :class:`EncodingDecision`;
+- :mod:`.evaluate` — accuracy on ``../shared/corpus/chardet``.
+"""

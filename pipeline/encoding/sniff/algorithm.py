@@ -49,12 +49,15 @@ from pipeline.encoding.sniff.prescan import PRESCAN_BYTES, PrescanResult, presca
 from pipeline.encoding.sniff.tld_defaults import tld_default, url_host, url_tld
 from pipeline.encoding.sniff.utf8 import Utf8Check, check_utf8
 from pipeline.encoding.sniff.xml_declaration import XmlDeclaration, check_xml_declaration
-from pipeline.http.content_type import charset_from_content_type
+from pipeline.http.content_type import charset_from_content_type, extract_mime_type
 
 #: repair-utf8 needs at least this many valid multi-byte sequences and no malformed one.
 REPAIR_MIN_MULTIBYTE = 2
 #: Bytes the lenient-meta agreement check decodes.
 _LENIENT_AGREEMENT_BYTES = 65536
+
+# The bytes where KOI8-U has Ukrainian letters and KOI8-R box drawing.
+_KOI8_U_ONLY = (b"\xa4", b"\xa6", b"\xa7", b"\xad", b"\xb4", b"\xb6", b"\xb7", b"\xbd")
 
 _DECLARED: frozenset[str] = frozenset({"header", "meta", "xml", "late-meta", "rule"})
 
@@ -145,10 +148,16 @@ class _Evidence:
                 note = "confident" if guess.confident else "weak: no candidate scored lower"
                 self.signals.append(Signal("detector", "chardetng", guess.encoding, note))
                 refined = refine_cyrillic(sample, guess.encoding)
+                if refined == "KOI8-U" and not any(byte in self.body for byte in _KOI8_U_ONLY):
+                    # chardetng names the KOI8 family KOI8-U; without a byte where KOI8-U and
+                    # KOI8-R differ, the text is the same, and KOI8-R is what pages declare
+                    # and what Chromium shows.
+                    refined = "KOI8-R"
                 if refined != guess.encoding:
                     self.signals.append(Signal(
                         "detector-refined", guess.encoding, refined,
-                        "the Mac Cyrillic reading is cleaner Cyrillic (chardetng has no x-mac-cyrillic)",
+                        "no byte where KOI8-U and KOI8-R differ" if refined == "KOI8-R"
+                        else "the Mac Cyrillic reading is cleaner Cyrillic (chardetng has no x-mac-cyrillic)",
                     ))
                     guess = Guess(refined, guess.confident)
             self._guesses["standard"] = guess
@@ -246,7 +255,7 @@ def _decide(
     if bom is None:
         evidence.prescan()  # cheap (1024 bytes); recorded even when the header wins
 
-    browser, browser_source = browser_encoding(evidence, bom, http_encoding)
+    browser, browser_source = browser_encoding(evidence, bom, http_encoding, content_kind(content_type))
     if options.policy == "browser":
         encoding, source = browser, browser_source
     else:
@@ -340,25 +349,52 @@ def _standard(
     return default, "default"
 
 
+_XML_TYPES = frozenset({"text/xml", "application/xml"})
+_JSON_TYPES = frozenset({"application/json", "text/json"})
+
+
+def content_kind(content_type: str | None) -> str:
+    """Blink's *DetermineContentType* for decoding: "html", "xml", "json" or "plain".
+
+    No (or an unparsable) Content-Type counts as HTML: ``decode_html`` decodes HTML.
+
+    >>> content_kind(None), content_kind("application/xhtml+xml"), content_kind("text/plain")
+    ('html', 'xml', 'plain')
+    """
+    mime = extract_mime_type(content_type)
+    if mime is None or mime.essence == "text/html":
+        return "html"
+    if mime.essence in _XML_TYPES or mime.subtype.endswith("+xml"):
+        return "xml"
+    if mime.essence in _JSON_TYPES or mime.subtype.endswith("+json"):
+        return "json"
+    return "plain"
+
+
 def browser_encoding(
-    evidence: _Evidence, bom: str | None, http_encoding: str | None,
+    evidence: _Evidence, bom: str | None, http_encoding: str | None, kind: str = "html",
 ) -> tuple[str, EncodingSource]:
     """What Chromium 156 shows (``document.characterSet``) and the step that decided it.
 
-    Blink ``TextResourceDecoder``: BOM, then the header charset, then the meta scan (which
-    overrides an XML declaration), then content sniffing, where a UTF-8 verdict is thrown
-    away on non-``file:`` URLs and the TLD default (else the locale default) applies.
+    Blink ``TextResourceDecoder``: BOM, then the header charset, then (HTML) the meta scan,
+    which overrides an XML declaration (HTML and XML), then content sniffing (HTML and plain
+    text), where a UTF-8 verdict is thrown away on non-``file:`` URLs and the TLD default (else
+    the locale default) applies. XML and JSON have no detection and default to UTF-8.
     """
     if bom is not None:
         return bom, "bom"
     if http_encoding is not None:
         return http_encoding, "header"
-    scan = evidence.scan()
-    if scan is not None:
-        return scan.encoding, ("meta" if scan.offset < BYTES_TO_CHECK_UNCONDITIONALLY else "late-meta")
-    xml = evidence.xml()
-    if xml is not None and xml.encoding is not None:
-        return xml.encoding, "xml"
+    if kind == "html":
+        scan = evidence.scan()
+        if scan is not None:
+            return scan.encoding, ("meta" if scan.offset < BYTES_TO_CHECK_UNCONDITIONALLY else "late-meta")
+    if kind in ("html", "xml"):
+        xml = evidence.xml()
+        if xml is not None and xml.encoding is not None:
+            return xml.encoding, "xml"
+    if kind in ("xml", "json"):
+        return "UTF-8", "default"
     url = evidence.url
     sample = evidence.sample()
     default = tld_default(url, evidence.options.default_encoding)
