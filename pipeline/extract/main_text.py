@@ -62,8 +62,9 @@ BOILERPLATE_PATTERNS = (
 )
 #: One CSS pass finds every candidate (a short selector list: Lexbor tests each element
 #: against each selector); the tag and class/id tests run on the few it returns.
-_CANDIDATES = ", ".join([*sorted(BOILERPLATE_TAGS), "[role]", "[hidden]", "[aria-hidden]",
-                         "[style]", "[class]", "[id]"])
+_STRUCTURE_CANDIDATES = ", ".join([*sorted(BOILERPLATE_TAGS), "[role]", "[hidden]",
+                                   "[aria-hidden]", "[style]"])
+_PATTERN_CANDIDATES = "[class], [id]"
 _BOILERPLATE_TAG_IDS = frozenset(tag_ids(BOILERPLATE_TAGS))
 _PATTERN_TAG_IDS = frozenset(tag_ids(PATTERN_TAGS))
 _HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.ASCII | re.IGNORECASE)
@@ -119,10 +120,9 @@ def _remove(nodes: list[LexborNode]) -> None:
         node.decompose()
 
 
-def _is_boilerplate(node: LexborNode, options: ExtractOptions, patterns: re.Pattern[str]) -> bool:
-    """Whether ``node`` is hidden, structural boilerplate, or classed as boilerplate."""
-    tag_id = node.tag_id
-    if options.drop_boilerplate_tags and tag_id in _BOILERPLATE_TAG_IDS:
+def _is_structural(node: LexborNode, options: ExtractOptions) -> bool:
+    """Whether ``node`` is hidden or structural boilerplate (nav, aside, footer, ...)."""
+    if options.drop_boilerplate_tags and node.tag_id in _BOILERPLATE_TAG_IDS:
         return True
     attrs = node.attributes
     if options.drop_hidden and (
@@ -131,17 +131,44 @@ def _is_boilerplate(node: LexborNode, options: ExtractOptions, patterns: re.Patt
         or _HIDDEN_STYLE.search(attrs.get("style") or "") is not None
     ):
         return True
-    if options.drop_boilerplate_tags and (attrs.get("role") or "").lower() in BOILERPLATE_ROLES:
-        return True
-    if options.prune_patterns and tag_id in _PATTERN_TAG_IDS:
-        names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-        return len(names) > 1 and patterns.search(names.lower()) is not None
-    return False
+    return options.drop_boilerplate_tags and (attrs.get("role") or "").lower() in BOILERPLATE_ROLES
+
+
+def _is_classed_boilerplate(node: LexborNode, patterns: re.Pattern[str]) -> bool:
+    """Whether a container element's class or id names boilerplate."""
+    if node.tag_id not in _PATTERN_TAG_IDS:  # an int test before building the attributes
+        return False
+    attrs = node.attributes
+    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+    return len(names) > 1 and patterns.search(names.lower()) is not None
+
+
+def _trie(words: list[str]) -> str:
+    """A regular expression equal to ``a|b|c`` for the literal ``words``, as a prefix trie
+    (the regex engine then tries a handful of branches per position, not all of them).
+
+    >>> _trie(["share", "social", "sidebar", "nav"])
+    '(?:nav|s(?:hare|idebar|ocial))'
+    """
+    groups: dict[str, list[str]] = {}
+    ends = False
+    for word in sorted(set(words)):
+        if word:
+            groups.setdefault(word[0], []).append(word[1:])
+        else:
+            ends = True
+    branches = [re.escape(head) + (_trie(tails) if len(tails) > 1 or tails[0] else "")
+                if len(tails) > 1 else re.escape(head + tails[0])
+                for head, tails in groups.items()]
+    body = "|".join(branches)
+    if ends:
+        return f"(?:{body})?"
+    return f"(?:{body})" if len(branches) > 1 else body
 
 
 @lru_cache(maxsize=8)
 def _patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(p) for p in patterns))
+    return re.compile(_trie(list(patterns)))
 
 
 def _prune(scope: LexborNode, selector: str, test: Callable[[LexborNode], bool], max_share: float) -> None:
@@ -298,9 +325,14 @@ def extract_main_text(
     if not visible:
         return "", ""
     scope = _container(root, len(visible), options) if options.prefer_article else root
-    if options.drop_boilerplate_tags or options.drop_hidden or options.prune_patterns:
+    # Phase 1, structure and visibility; phase 2, class/id patterns, their share measured
+    # against the text phase 1 left.
+    if options.drop_boilerplate_tags or options.drop_hidden:
+        _prune(scope, _STRUCTURE_CANDIDATES, lambda n: _is_structural(n, options),
+               options.prune_max_share)
+    if options.prune_patterns:
         patterns = _patterns(BOILERPLATE_PATTERNS)
-        _prune(scope, _CANDIDATES, lambda n: _is_boilerplate(n, options, patterns),
+        _prune(scope, _PATTERN_CANDIDATES, lambda n: _is_classed_boilerplate(n, patterns),
                options.prune_max_share)
     _mark(scope)
     blocks = scope.text().split(_HARD)

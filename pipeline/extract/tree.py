@@ -89,6 +89,9 @@ def is_html_element(node: LexborNode) -> bool:
     parent = node.parent
     while parent is not None:
         tag = parent.tag
+        # DEVIATION: MathML annotation-xml is an HTML integration point only with
+        # encoding="text/html" or "application/xhtml+xml"; it is never treated as one
+        # here — a title inside it is taken as MathML (tested; no real page does this).
         if tag in _INTEGRATION_POINTS:
             return True
         if tag in ("svg", "math"):

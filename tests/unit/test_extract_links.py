@@ -118,3 +118,17 @@ def test_psl_snapshot_is_bundled_and_read_offline() -> None:
         assert psl.privatesuffix("www.example.co.uk") == "example.co.uk"
     finally:
         socket.socket = original  # type: ignore[misc]
+
+
+def test_fast_link_constructor_builds_equal_frozen_links() -> None:
+    import dataclasses
+
+    import pytest
+
+    from pipeline.extract.fields import Link
+    from pipeline.extract.links import _new_link
+
+    made = _new_link("https://x.example/", "t", None, "a", "href", True, False)
+    assert made == Link("https://x.example/", "t", None, "a", "href", True, False)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.url = "changed"  # type: ignore[misc]

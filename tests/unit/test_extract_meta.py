@@ -114,3 +114,10 @@ def test_html_lang_is_recorded_as_written() -> None:
 def test_whole_visible_text_length_excludes_scripts_and_styles() -> None:
     e = _e("<style>p{}</style><script>var x=1;</script><p>Hello</p><p>world</p>")
     assert e.text_length == len("Hello world")
+
+
+def test_deviation_title_inside_annotation_xml_is_not_an_html_title() -> None:
+    # DEVIATION (tree.is_html_element): annotation-xml encoding="text/html" would make
+    # this an HTML title in a browser; we take it as MathML and fall through to the next.
+    html = '<math><annotation-xml encoding="text/html"><title>m</title></annotation-xml></math><title>t</title>'
+    assert _e(html).title == "t"

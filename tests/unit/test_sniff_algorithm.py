@@ -227,3 +227,13 @@ def test_koi8_named_koi8_r_unless_ukrainian_bytes() -> None:
     ukrainian_text = "Привіт, як справи? Їжак і ґанок. " * 5
     ukrainian = decode_html(ukrainian_text.encode("koi8_u"), None, "http://example.ua/")
     assert ukrainian.encoding == "KOI8-U" and ukrainian.text == ukrainian_text
+
+
+def test_repair_utf16_declaration_without_nul_bytes() -> None:
+    body = b"<html><p>plain ASCII, served as UTF-16 by mistake</p></html>"
+    standard = decode_html(body, "text/html; charset=utf-16")
+    assert standard.encoding == "UTF-16LE" and standard.encoding_browser == "UTF-16LE"
+    repaired = decode_html(body, "text/html; charset=utf-16", policy="repair")
+    assert (repaired.encoding, repaired.encoding_source, repaired.text) == ("UTF-8", "repair-utf8", body.decode())
+    real = decode_html("<p>real UTF-16</p>".encode("utf-16-le"), "text/html; charset=utf-16le", policy="repair")
+    assert real.encoding == "UTF-16LE"

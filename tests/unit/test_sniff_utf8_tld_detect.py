@@ -151,3 +151,41 @@ def test_browser_detection_koi8_r_name() -> None:
 def test_lenient_meta(body: bytes, expected: str | None) -> None:
     found = lenient_meta_label(body)
     assert (None if found is None else found[0]) == expected
+
+
+def test_browser_detection_greek_identical_readings_named_iso() -> None:
+    # a held-out oracle page: no byte where ISO-8859-7 and windows-1253 differ; Chromium 156
+    # named it ISO-8859-7 under every TLD tried, chardetng says windows-1253
+    text = (
+        "Η Αθήνα είναι η πρωτεύουσα της Ελλάδας. Ο καιρός σήμερα είναι ζεστός και ο ουρανός "
+        "καθαρός. Τα παιδιά παίζουν στο πάρκο και οι γονείς πίνουν καφέ. Αύριο θα πάμε στη "
+        "θάλασσα με το αυτοκίνητο."
+    )
+    page = f"<html><head><title>t</title></head><body><p>{text}</p><p>{text}</p></body></html>"
+    assert emulate_chromium_detection(page.encode("cp1253"), None, "windows-1252")[0] == "ISO-8859-7"
+
+
+# Two of the held-out oracle pages (notes/sniffing.md): the paragraph twice in a small page.
+CZECH_HELD_OUT = (
+    "Praha je hlavní město České republiky. Řeka Vltava protéká středem města a přes ni vede "
+    "Karlův most. Ve starém městě najdete úzké uličky, kostely a malé kavárny, kde se podává káva "
+    "a štrúdl. Žluťoučký kůň úpěl ďábelské ódy. Večer se lidé procházejí po nábřeží a dívají se "
+    "na osvětlený hrad. Příští týden začíná nový školní rok a děti se těší na své kamarády."
+)
+POLISH_HELD_OUT = (
+    "Warszawa jest stolicą Polski. Wisła płynie przez środek miasta, a nad jej brzegiem ludzie "
+    "spacerują wieczorem. Zażółć gęślą jaźń. W sklepie kupiliśmy świeży chleb, masło i kiełbasę. "
+    "Dzieci bawią się na podwórku, a dziadek czyta gazetę. Jutro pojedziemy nad morze, jeśli "
+    "pogoda będzie ładna i słoneczna."
+)
+
+
+def _held_out_page(text: str) -> bytes:
+    return f"<html><head><title>test</title></head><body><p>{text}</p><p>{text}</p></body></html>".encode("iso8859_2")
+
+
+def test_browser_detection_latin2_choice() -> None:
+    # Chromium 156 showed the Czech ISO-8859-2 page as windows-1250 (š, ž read as ą, ľ:
+    # letters) and the Polish one as ISO-8859-2 (ą, ś read as ±, ¶ inside words)
+    assert emulate_chromium_detection(_held_out_page(CZECH_HELD_OUT), None, "windows-1252")[0] == "windows-1250"
+    assert emulate_chromium_detection(_held_out_page(POLISH_HELD_OUT), None, "windows-1252")[0] == "ISO-8859-2"

@@ -9,6 +9,7 @@
 - :mod:`.detect` — statistical detection (chardetng, TLD hint) and what it cannot answer;
 - :mod:`.browser_detect` — Chromium's content sniffing, emulated;
 - :mod:`.tld_defaults` — Chromium's fallback encoding by TLD;
+- :mod:`.evidence` — the findings, computed lazily and once, recorded as signals;
 - :mod:`.algorithm` — the order, the three policies, the :class:`EncodingDecision`;
 - :mod:`.evaluate` — accuracy on ``../shared/corpus/chardet``.
 """

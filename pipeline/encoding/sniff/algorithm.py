@@ -22,8 +22,6 @@ Order per policy (``DESIGN.md`` "Encoding decision"):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from pipeline.encoding.decision import Confidence, EncodingDecision, EncodingSource, Signal
 from pipeline.encoding.decoders import decode
 from pipeline.encoding.lookup import get_an_encoding
@@ -31,165 +29,26 @@ from pipeline.encoding.options import EncodingOptions, Override
 from pipeline.encoding.sniff.bom import bom_sniff
 from pipeline.encoding.sniff.browser_detect import emulate_chromium_detection
 from pipeline.encoding.sniff.detect import (
-    Guess,
-    chardetng_guess,
-    charset_normalizer_guess,
-    detector_sample,
     has_iso_2022_jp_escapes,
-    refine_cyrillic,
     utf16_without_bom,
 )
+from pipeline.encoding.sniff.evidence import Evidence, match_override, meta_label
 from pipeline.encoding.sniff.late_meta import (
     BYTES_TO_CHECK_UNCONDITIONALLY,
-    MetaScanResult,
-    scan_meta_charset,
 )
 from pipeline.encoding.sniff.lenient_meta import lenient_meta_label
-from pipeline.encoding.sniff.prescan import PRESCAN_BYTES, PrescanResult, prescan_byte_stream
-from pipeline.encoding.sniff.tld_defaults import tld_default, url_host, url_tld
-from pipeline.encoding.sniff.utf8 import Utf8Check, check_utf8
-from pipeline.encoding.sniff.xml_declaration import XmlDeclaration, check_xml_declaration
+from pipeline.encoding.sniff.prescan import PRESCAN_BYTES
+from pipeline.encoding.sniff.tld_defaults import tld_default
 from pipeline.http.content_type import charset_from_content_type, extract_mime_type
 
 #: repair-utf8 needs at least this many valid multi-byte sequences and no malformed one.
 REPAIR_MIN_MULTIBYTE = 2
+#: A UTF-16 declaration with no NUL byte in this many bytes is repaired (repair policy).
+_UTF16_NUL_WINDOW = 4096
 #: Bytes the lenient-meta agreement check decodes.
 _LENIENT_AGREEMENT_BYTES = 65536
 
-# The bytes where KOI8-U has Ukrainian letters and KOI8-R box drawing.
-_KOI8_U_ONLY = (b"\xa4", b"\xa6", b"\xa7", b"\xad", b"\xb4", b"\xb6", b"\xb7", b"\xbd")
-
 _DECLARED: frozenset[str] = frozenset({"header", "meta", "xml", "late-meta", "rule"})
-
-
-@dataclass(slots=True)
-class _Evidence:
-    """Evidence gathered lazily, so a declared page never pays for detection."""
-
-    body: bytes
-    url: str | None
-    options: EncodingOptions
-    signals: list[Signal] = field(default_factory=list)
-    _prescan: PrescanResult | None | bool = False
-    _scan: MetaScanResult | None | bool = False
-    _xml: XmlDeclaration | None | bool = False
-    _utf8: Utf8Check | None = None
-    _guesses: dict[str, Guess | None] = field(default_factory=dict)
-    _sample: bytes | None = None
-
-    @property
-    def tld(self) -> str | None:
-        return url_tld(self.url)
-
-    def prescan(self) -> PrescanResult | None:
-        if self._prescan is False:
-            self._prescan = prescan_byte_stream(self.body)
-            found = self._prescan
-            if found is not None:
-                self.signals.append(Signal(
-                    "meta-prescan" if found.kind.startswith("meta") else "xml-prescan",
-                    found.label, found.encoding, f"{found.kind} at byte {found.offset}",
-                ))
-        return self._prescan  # type: ignore[return-value]
-
-    def scan(self) -> MetaScanResult | None:
-        if self._scan is False:
-            self._scan = scan_meta_charset(self.body)
-            found = self._scan
-            if found is not None:
-                where = "in <head>" if found.in_head else "within the first 1024 bytes"
-                self.signals.append(Signal(
-                    "meta-scan", found.label, found.encoding,
-                    f"{found.kind} at byte {found.offset}, {where} (Chromium's meta scan)",
-                ))
-        return self._scan  # type: ignore[return-value]
-
-    def xml(self) -> XmlDeclaration | None:
-        if self._xml is False:
-            self._xml = check_xml_declaration(self.body)
-            found = self._xml
-            if found is not None:
-                note = found.kind if found.encoding else "not a WHATWG label: ignored"
-                self.signals.append(Signal("xml-declaration", found.label, found.encoding, note))
-        return self._xml  # type: ignore[return-value]
-
-    def utf8(self) -> Utf8Check:
-        if self._utf8 is None:
-            self._utf8 = check_utf8(self.body)
-            check = self._utf8
-            note = (
-                f"valid={check.is_utf8}, multibyte={check.multibyte}, errors={check.errors}"
-                + (", truncated at end" if check.truncated_at_end else "")
-            )
-            self.signals.append(Signal("utf8-check", None, "UTF-8" if check.is_utf8 else None, note))
-        return self._utf8
-
-    def sample(self) -> bytes:
-        """The bytes the detectors see (:func:`.detect.detector_sample`)."""
-        if self._sample is None:
-            self._sample = detector_sample(self.body, self.options.detector_max_bytes)
-        return self._sample
-
-    def chardetng(self) -> Guess | None:
-        """chardetng's answer on the detector sample (TLD hint, no UTF-8), run once."""
-        if "chardetng" not in self._guesses:
-            sample = self.sample()
-            self._guesses["chardetng"] = chardetng_guess(
-                sample, self.tld, allow_utf8=False, last=len(sample) == len(self.body),
-            )
-        return self._guesses["chardetng"]
-
-    def guess(self) -> Guess | None:
-        """The standard policy's detector answer: chardetng, refined, with a second opinion."""
-        if "standard" not in self._guesses:
-            sample = self.sample()
-            guess = self.chardetng()
-            if guess is not None:
-                note = "confident" if guess.confident else "weak: no candidate scored lower"
-                self.signals.append(Signal("detector", "chardetng", guess.encoding, note))
-                refined = refine_cyrillic(sample, guess.encoding)
-                if refined == "KOI8-U" and not any(byte in self.body for byte in _KOI8_U_ONLY):
-                    # chardetng names the KOI8 family KOI8-U; without a byte where KOI8-U and
-                    # KOI8-R differ, the text is the same, and KOI8-R is what pages declare
-                    # and what Chromium shows.
-                    refined = "KOI8-R"
-                if refined != guess.encoding:
-                    self.signals.append(Signal(
-                        "detector-refined", guess.encoding, refined,
-                        "no byte where KOI8-U and KOI8-R differ" if refined == "KOI8-R"
-                        else "the Mac Cyrillic reading is cleaner Cyrillic (chardetng has no x-mac-cyrillic)",
-                    ))
-                    guess = Guess(refined, guess.confident)
-            self._guesses["standard"] = guess
-            if self.options.second_opinion:
-                second = charset_normalizer_guess(sample)
-                self.signals.append(Signal(
-                    "detector-second-opinion", "charset-normalizer", second,
-                    "agrees" if guess is not None and second == guess.encoding else "differs",
-                ))
-        return self._guesses["standard"]
-
-
-def match_override(overrides: tuple[Override, ...], url: str | None) -> Override | None:
-    """The first operator override whose host (or a parent domain) or URL prefix matches.
-
-    >>> rule = Override("Shift_JIS", host="example.jp")
-    >>> match_override((rule,), "http://www.example.jp/a") is rule
-    True
-    >>> match_override((rule,), "http://notexample.jp/") is None
-    True
-    """
-    if not overrides or not url:
-        return None
-    host = url_host(url) or ""
-    for override in overrides:
-        if override.url_prefix is not None and url.startswith(override.url_prefix):
-            return override
-        if override.host is not None:
-            wanted = override.host.lower().rstrip(".")
-            if host == wanted or host.endswith("." + wanted):
-                return override
-    return None
 
 
 def decide(
@@ -224,7 +83,7 @@ def _decide(
     body: bytes, content_type: str | None, url: str | None, options: EncodingOptions,
     crawler_charset: str | None,
 ) -> EncodingDecision:
-    evidence = _Evidence(body, url, options)
+    evidence = Evidence(body, url, options)
     signals = evidence.signals
     # Step 1 (Encoding Standard "BOM sniff"): a BOM wins over everything.
     bom, bom_length = bom_sniff(body)
@@ -270,7 +129,7 @@ def _decide(
         confidence=_confidence(source),
         policy=options.policy,
         http_charset=http_label,
-        meta_charset=_meta_label(evidence),
+        meta_charset=meta_label(evidence),
         bom=bom,
         signals=tuple(signals),
     )
@@ -281,15 +140,8 @@ def _confidence(source: EncodingSource) -> Confidence:
     return "certain" if source in ("bom", "header", "rule") else "tentative"
 
 
-def _meta_label(evidence: _Evidence) -> str | None:
-    for found in (evidence._prescan, evidence._scan, evidence._xml):
-        if found not in (None, False):
-            return found.label  # type: ignore[union-attr]
-    return None
-
-
 def _standard(
-    evidence: _Evidence, bom: str | None, http_encoding: str | None,
+    evidence: Evidence, bom: str | None, http_encoding: str | None,
     rule: Override | None, rule_encoding: str | None,
 ) -> tuple[str, EncodingSource]:
     if bom is not None:
@@ -372,7 +224,7 @@ def content_kind(content_type: str | None) -> str:
 
 
 def browser_encoding(
-    evidence: _Evidence, bom: str | None, http_encoding: str | None, kind: str = "html",
+    evidence: Evidence, bom: str | None, http_encoding: str | None, kind: str = "html",
 ) -> tuple[str, EncodingSource]:
     """What Chromium 156 shows (``document.characterSet``) and the step that decided it.
 
@@ -409,10 +261,19 @@ def browser_encoding(
     return encoding, source
 
 
-def _repair(evidence: _Evidence, encoding: str, source: EncodingSource) -> tuple[str, EncodingSource]:
+def _repair(evidence: Evidence, encoding: str, source: EncodingSource) -> tuple[str, EncodingSource]:
     if source not in _DECLARED:
         return encoding, source
     body = evidence.body
+    if encoding in ("UTF-16LE", "UTF-16BE") and b"\x00" not in body[:_UTF16_NUL_WINDOW] and (
+        body.isascii() or evidence.utf8().is_utf8
+    ):
+        # UTF-16 text of markup has a NUL in every other byte; none at all means the
+        # declaration is wrong (a common server misconfiguration).
+        evidence.signals.append(Signal(
+            "repair", encoding, "UTF-8", f"declared {encoding} but no NUL byte in the first {_UTF16_NUL_WINDOW} bytes",
+        ))
+        return "UTF-8", "repair-utf8"
     if body.isascii():
         return encoding, source
     check = evidence.utf8()
