@@ -74,12 +74,13 @@ _ISO2022_RE = re.compile("\x1b(?:\\$[@AB]|\\$\\)[ACG]|\\([BJ]|\\$\\([CD])")
 _CJK_CLASS = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\ue000-\uf8ff\uf900-\ufaff\uff61-\uff9f"
 )
-_CJK_RE = re.compile(f"[{_CJK_CLASS}]")
-_JAMO_RE = re.compile("[\u3131-\u318e]")
+# Counting patterns match RUNS ("+"): _count() then costs one match per run, not per char.
+_CJK_RE = re.compile(f"[{_CJK_CLASS}]+")
+_JAMO_RE = re.compile("[\u3131-\u318e]+")
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN_SPACE_HAN_RE = re.compile(f"[{_HAN}] (?=[{_HAN}])")
 _HANGUL_SYLLABLE_RE = re.compile("[\uac00-\ud7a3]")
-_KANA_RE = re.compile("[\u3041-\u30ff]")
+_KANA_RE = re.compile("[\u3041-\u30ff]+")
 
 
 def _trigger_class() -> str:
@@ -166,7 +167,7 @@ def _rare_cjk_re() -> re.Pattern[str]:
     cjk = set()
     for start, end in re.findall("(.)-(.)", _CJK_CLASS):
         cjk |= {chr(code) for code in range(ord(start), ord(end) + 1)}
-    return re.compile(f"[{_char_class(cjk - frequent)}]")
+    return re.compile(f"[{_char_class(cjk - frequent)}]+")
 
 
 @functools.cache
@@ -177,23 +178,28 @@ def _simplified_only_re() -> re.Pattern[str]:
     jis = _double_byte_rows("euc_jp", range(0xB0, 0xF5), range(0xA1, 0xFF))
     big5 = _double_byte_rows("big5", range(0xA4, 0xFA), range(0x40, 0x7F))
     big5 |= _double_byte_rows("big5", range(0xA4, 0xFA), range(0xA1, 0xFF))
-    return re.compile(f"[{_char_class(gb2312 - jis - big5)}]")
+    return re.compile(f"[{_char_class(gb2312 - jis - big5)}]+")
+
+
+def _count(runs: re.Pattern[str], text: str) -> int:
+    """How many chars of ``text`` the run pattern ``runs`` covers."""
+    return len(text) - len(runs.sub("", text))
 
 
 def _cjk_share(text: str) -> float:
     """Share of CJK chars that look like a wrong CJK decode (0.0 below MIN_CJK_CHARS)."""
-    cjk = len(_CJK_RE.findall(text))
+    cjk = _count(_CJK_RE, text)
     if cjk < MIN_CJK_CHARS:
         return 0.0
-    suspicious = len(_rare_cjk_re().findall(text))
-    jamo = len(_JAMO_RE.findall(text))
+    suspicious = _count(_rare_cjk_re(), text)
+    jamo = _count(_JAMO_RE, text)
     if jamo and _HANGUL_SYLLABLE_RE.search(text):
         suspicious += jamo
     han_space = len(_HAN_SPACE_HAN_RE.findall(text))
     if han_space >= HAN_SPACE_MIN_SHARE * cjk:
         suspicious += han_space
-    simplified_only = len(_simplified_only_re().findall(text))
-    if simplified_only and len(_KANA_RE.findall(text)) >= 0.05 * cjk:
+    simplified_only = _count(_simplified_only_re(), text)
+    if simplified_only and _count(_KANA_RE, text) >= 0.05 * cjk:
         suspicious += simplified_only
     return min(1.0, suspicious / cjk)
 

@@ -195,3 +195,22 @@ def test_python_codec_names() -> None:
     assert b"\x81".decode(python_codec("windows-1252") or "") == "\x81"
     assert python_codec("gb18030") is None
     assert python_codec("replacement") is None
+
+
+# --- where Chromium 156 differs from the spec (checked with ../shared/oracle; we follow the spec)
+
+
+def test_euc_jp_jis0212_flag_is_unset_after_an_error() -> None:
+    # EUC-JP decoder step 5.3: "Unset the EUC-JP jis0212 flag" also when the pair is an error,
+    # so A2 B7 after the broken 8F FE FF is looked up in jis0208 (no entry: error).
+    # Chromium keeps the flag and returns U+FF5E (jis0212's A2 B7).
+    assert decode(b"\x8f\xfe\xff\xa2\xb7", "EUC-JP") == DecodeResult("\ufffd\ufffd", 2)
+    assert decode(b"\x8f\xad\x41\xad\xa1", "EUC-JP") == DecodeResult("\ufffdA\u2460", 1)
+
+
+def test_iso_2022_jp_broken_escape_in_lead_byte_state() -> None:
+    # ESC $ ESC in the lead byte state: escape step 5 restores « lead, byte » (0x24, 0x1B) and
+    # returns error; 0x24 becomes a lead, then the 0x1B in the trail byte state is a second
+    # error ("0x1B: Set ISO-2022-JP decoder state to escape start and return error").
+    # Chromium returns one U+FFFD here.
+    assert decode(b"\x1b$@\x1b$\x1b(Bz", "ISO-2022-JP") == DecodeResult("\ufffd\ufffdz", 2)
