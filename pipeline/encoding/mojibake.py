@@ -213,8 +213,18 @@ def _sample(text: str) -> str:
     return "\n".join(text[index * step : index * step + size] for index in range(SAMPLE_SLICES))
 
 
-def mojibake_score(text: str) -> float:
+#: Encodings whose decoders can turn another CJK encoding's bytes into plausible CJK text.
+CJK_DECODERS = frozenset(
+    {"Shift_JIS", "EUC-JP", "ISO-2022-JP", "GBK", "gb18030", "Big5", "EUC-KR"}
+)
+
+
+def mojibake_score(text: str, encoding: str | None = None) -> float:
     """How much ``text`` looks like bytes decoded with the wrong encoding, in [0, 1].
+
+    ``encoding`` (the WHATWG name ``text`` was decoded with) is a hint: the "CJK read as
+    another CJK encoding" check, the costliest, only runs for CJK decoders (or when unknown);
+    a UTF-8 or single-byte decoder cannot produce that kind of mojibake.
 
     Flag with ``is_mojibake`` (score > ``MOJIBAKE_THRESHOLD``). Pure ASCII text can only
     carry the NUL and ISO-2022 signals, so it costs two substring searches.
@@ -244,7 +254,8 @@ def mojibake_score(text: str) -> float:
         return score
     latin = badness_count(sample) / non_ascii
     soup = sum(len(run) for run in _SOUP_RE.findall(sample) if len(set(run)) > 1) / non_ascii
-    return min(1.0, max(score, latin, soup, _cjk_share(sample)))
+    cjk = _cjk_share(sample) if encoding is None or encoding in CJK_DECODERS else 0.0
+    return min(1.0, max(score, latin, soup, cjk))
 
 
 def is_mojibake(score: float | None) -> bool:

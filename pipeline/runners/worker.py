@@ -87,7 +87,7 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
         return skip
     try:
         decoded = decode_html(resp.body, resp.content_type, raw.url, rules=rules)
-        score = mojibake_score(decoded.text)
+        score = mojibake_score(decoded.text, decoded.encoding)
         garbled = naive_decode_garbled(resp.body, resp.content_type, decoded.text)
     except Exception as exc:
         return _error(raw, "encoding", exc)

@@ -178,3 +178,14 @@ def test_naive_decode_garbled_never_raises(body: bytes, content_type: str | None
 def test_mojibake_score_never_raises_and_stays_in_range(text: str) -> None:
     # any str, lone surrogates included
     assert 0.0 <= mojibake_score(text) <= 1.0
+
+
+def test_cjk_check_runs_only_for_cjk_decoders() -> None:
+    # EUC-JP bytes read by the Big5 decoder: plausible-looking Han, caught by the CJK check.
+    japanese = "東京の図書館は古い新聞を保存しています。文字化けを直すために記録を残します。" * 3
+    wrong = japanese.encode("euc_jp").decode("big5", "replace")
+    assert "\ufffd" not in wrong
+    assert is_mojibake(mojibake_score(wrong))  # decoder unknown: the check runs
+    assert is_mojibake(mojibake_score(wrong, "Big5"))
+    # a UTF-8 decoder cannot produce this kind of mojibake, so the check is skipped
+    assert mojibake_score(wrong, "UTF-8") == mojibake_score(wrong, "windows-1252") == 0.0

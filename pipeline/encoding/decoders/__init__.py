@@ -38,7 +38,8 @@ __all__ = ["DecodeResult", "decode", "decode_bytes", "python_codec"]
 class DecodeResult:
     """Decoded text and the number of malformed sequences replaced with U+FFFD.
 
-    A U+FFFD that the input encodes validly (UTF-8 EF BF BD) is text, not an error.
+    A U+FFFD that the input encodes validly (UTF-8 EF BF BD, gb18030 84 31 A4 37) is text,
+    not an error.
     """
 
     text: str

@@ -2,16 +2,17 @@
 
 Every legacy multi-byte decoder of the Encoding Standard except ISO-2022-JP is stateless
 between characters, so it can be described by a *step* (see :mod:`.errors`) that decodes one
-character or one error starting at a character boundary. Three ways to decode, fastest first:
+character or one error starting at a character boundary. Two ways to decode:
 
-1. the Python codec, ``errors="strict"``: where it succeeds it agrees with the spec on every
-   sequence it accepted — except the sequences listed as the encoding's named fix-ups, whose
-   output is rewritten character by character where that is exact (``fixes``);
-2. on a malformed sequence, the same codec with an error handler that runs the spec's step at
-   the failing position (so the U+FFFD count and the restored bytes are the spec's);
-3. when the input holds a byte sequence the codec decodes wrongly in a way no rewrite can
-   undo (``suspect_bytes``, rare in real text), the pure-Python loop of steps over the whole
-   input, which is the spec's decoder.
+1. the Python codec, with an error handler that runs the spec's step at each position where
+   the codec fails (so the U+FFFD count and the restored bytes are the spec's). Where the codec
+   decodes, it agrees with the spec on every sequence it accepts, except the sequences listed
+   as the encoding's named fix-ups, whose output is rewritten character by character where
+   that is exact (``fixes``);
+2. the pure-Python loop of steps, which is the spec's decoder: on the stretch around a byte
+   sequence the codec decodes wrongly in a way no rewrite can undo (``suspect_bytes``, rare in
+   real text), and on input that turns out to be mostly errors (faster there than one
+   handler call per error).
 
 tests/conformance/test_decoders.py proves the combination against a step-by-step reference of
 the spec on every byte pair, each lead followed by every trail byte in context, and every index
