@@ -178,11 +178,15 @@ def _prune(scope: LexborNode, selector: str, test: Callable[[LexborNode], bool],
     Shares are measured before anything is removed (unguarded, class/id patterns emptied
     19 of the 181 benchmark pages).
     """
+    matched = [node for node in scope.css(selector) if test(node)]
+    if not matched:
+        return
     limit = max_share * _text_length(scope)
     scope_id = scope.mem_id
+    # Deduplicate (a node matching two selectors comes twice) only what the test kept.
     doomed = [
-        node for node in _unique(scope.css(selector))
-        if node.mem_id != scope_id and test(node) and _text_length(node) < limit
+        node for node in _unique(matched)
+        if node.mem_id != scope_id and _text_length(node) < limit
     ]
     _remove(doomed)
 

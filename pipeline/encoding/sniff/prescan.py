@@ -12,6 +12,7 @@ Pure functions over bytes; they never raise.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pipeline.encoding.lookup import get_an_encoding
@@ -375,6 +376,9 @@ def get_an_xml_encoding(data: bytes) -> tuple[str | None, str | None]:
     return encoding, label
 
 
+_META_START = re.compile(rb"<meta[\t\n\x0c\r /]", re.IGNORECASE)
+
+
 def prescan_byte_stream(body: bytes, limit: int = PRESCAN_BYTES) -> PrescanResult | None:
     """Implements *prescan a byte stream to determine its encoding* on ``body[:limit]``.
 
@@ -397,8 +401,10 @@ def prescan_byte_stream(body: bytes, limit: int = PRESCAN_BYTES) -> PrescanResul
             fallback_utf16 = "UTF-16LE"
         elif data.startswith(b"\x00<\x00?\x00x"):
             fallback_utf16 = "UTF-16BE"
-        # 4-5: the loop over bytes (meta, comments, other tags).
-        found = _prescan_meta(data)
+        # 4-5: the loop over bytes (meta, comments, other tags). Only a "<meta" followed by a
+        # space or slash can yield an encoding there, so without one the loop cannot find
+        # anything and is skipped (a fast path, not a deviation).
+        found = _prescan_meta(data) if _META_START.search(data) else None
         if found is not None:
             return found
         # 6: "If fallback utf-16 encoding is not false, then return fallback utf-16 encoding."
