@@ -55,8 +55,11 @@ def extract(
     errors: list[str] = []
     doc_encoding = get_an_encoding(encoding) or "UTF-8"
     page_url = parse_url(url)
-    tree = parse_document(text)
-    found = scan(tree)
+    try:
+        tree = parse_document(text)
+        found = scan(tree)
+    except Exception as exc:  # nothing to extract from; the caller records the error
+        return _empty(page_url, (_failure("parse", exc),))
 
     meta = Metadata(None, None, {}, None, page_url, None, None)
     try:
@@ -130,6 +133,16 @@ def extract(
         base_href=meta.base_href,
         errors=tuple(errors),
         links_truncated=links_truncated,
+    )
+
+
+def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
+    return Extracted(
+        title=None, description=None, og_title=None, og_description=None, og_image=None,
+        og_url=None, og_type=None, og_site_name=None, og_locale=None, twitter_card=None,
+        twitter_title=None, twitter_description=None, twitter_image=None, canonical_url=None,
+        base_url=base_url, html_lang=None, lang=None, lang_detected=None, main_text="",
+        text_length=0, links=(), bad_urls=0, errors=errors,
     )
 
 

@@ -25,6 +25,7 @@ OVERRULE = 0.99
 MAX_CHARS = 300
 #: Shorter texts are not worth detecting.
 MIN_CHARS = 20
+
 #: Language pairs the detector confuses and pages legitimately label either way.
 _SAME = {frozenset({"no", "nb"}), frozenset({"no", "nn"}), frozenset({"ms", "id"}),
          frozenset({"hr", "bs"}), frozenset({"sr", "hr"}), frozenset({"sr", "bs"})}

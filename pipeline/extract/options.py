@@ -8,6 +8,7 @@ article-extraction corpus (``bench/extract_bench.py``), not the original's
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 #: ExtractContent's punctuation expression, plus the CJK full stops and commas
@@ -72,3 +73,19 @@ class ExtractOptions:
     max_links: int = 10_000
     max_pruned_elements: int = 50_000
     detect_language: bool = True
+
+    def __post_init__(self) -> None:
+        # Bad options are a configuration error, raised when the rules file is loaded,
+        # not a per-record failure.
+        for name in ("punctuations", "waste_expressions"):
+            try:
+                re.compile(getattr(self, name))
+            except (re.error, TypeError) as exc:
+                raise ValueError(f"ExtractOptions.{name}: not a regular expression: {exc}") from None
+        for name in ("decay_factor", "continuous_factor"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"ExtractOptions.{name} must be > 0")
+        if not 0 < self.prune_max_share <= 1:
+            raise ValueError("ExtractOptions.prune_max_share must be in (0, 1]")
+        if self.max_links < 0 or self.max_pruned_elements < 0:
+            raise ValueError("ExtractOptions.max_links and max_pruned_elements must be >= 0")

@@ -3,7 +3,13 @@ extractor shares.
 
 Lexbor implements the HTML Standard's tree construction (§13.2.6), so the tree is the
 one a browser builds: misnested and unclosed tags, raw ``<`` in text and unterminated
-``<script>`` all come out in linear time.
+``<script>`` all come out in linear time. (Not so tens of thousands of nested unclosed
+block elements such as ``<div>``: each start tag scans the stack of open elements, so the
+parse is quadratic in the nesting depth — see notes/extract.md.)
+
+Deviations:
+  * ``is_html_element`` never treats MathML ``annotation-xml`` as an HTML integration
+    point (the spec does when its encoding is text/html or application/xhtml+xml).
 """
 
 from __future__ import annotations

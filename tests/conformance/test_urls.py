@@ -153,7 +153,7 @@ def test_iso_2022_jp_katakana_follows_the_index(corpus: Path) -> None:
         )
 
 
-#: DEVIATION (query_encoding._big5_encode): these code points encode as Python's
+#: DEVIATION (cjk_encoders.big5_encode): these code points encode as Python's
 #: big5hkscs/cp950 do, not as index Big5. Pinned so that any change shows.
 BIG5_KNOWN_DEVIATIONS = {
     "0xff0f", "0xff3c", "0x256d", "0x256e", "0x256f", "0x2570", "0x5ef4", "0x65e0",

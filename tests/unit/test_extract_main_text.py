@@ -134,3 +134,23 @@ def test_options_are_per_call_not_shared_state() -> None:
 def test_empty_and_bodyless_documents() -> None:
     assert _main("") == ""
     assert _main("<html><head><title>t</title></head></html>") == ""
+
+
+def test_a_data_table_inside_the_article_is_kept_whole() -> None:
+    rows = "".join(f"<tr><td>{i}</td><td>Driver number {i}</td><td>{5000 - i}</td></tr>" for i in range(12))
+    html = f"<article><p>{PARAGRAPH}</p><table>{rows}</table><p>{PARAGRAPH}</p></article>"
+    text = _main(html)
+    assert "Driver number 7" in text
+    # Cells are lines of one block (not blocks of their own, each too short to score).
+    assert "\n7\nDriver number 7\n4993\n" in "\n" + text + "\n"
+
+
+def test_bad_options_fail_when_built_not_per_record() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="punctuations"):
+        ExtractOptions(punctuations="([")
+    with pytest.raises(ValueError, match="continuous_factor"):
+        ExtractOptions(continuous_factor=0.0)
+    with pytest.raises(ValueError, match="prune_max_share"):
+        ExtractOptions(prune_max_share=0.0)

@@ -51,3 +51,56 @@ def test_non_str_text_is_a_programming_error() -> None:
 
     with pytest.raises(TypeError):
         extract(b"<p>bytes</p>", None, "UTF-8")  # type: ignore[arg-type]
+
+
+def test_links_beyond_max_links_are_counted_not_recorded() -> None:
+    from dataclasses import replace
+
+    from pipeline.extract import ExtractOptions
+
+    html = "".join(f"<a href=/p{i}>{i}</a>" for i in range(30))
+    e = extract(html, "https://e.example/", "UTF-8", replace(ExtractOptions(), max_links=10))
+    assert len(e.links) == 10 and e.links_truncated == 20
+    assert e.links[-1].url == "https://e.example/p9"
+
+
+def test_huge_documents_skip_pruning_but_still_extract() -> None:
+    from dataclasses import replace
+
+    from pipeline.extract import ExtractOptions
+
+    sentence = "A sentence of plain article text, long enough to be a block on its own here."
+    html = f"<nav><p>Home navigation menu entries</p></nav><div><p>{sentence * 3}</p></div>"
+    small = replace(ExtractOptions(), max_pruned_elements=3, min_length=10, threshold=10.0)
+    # With pruning skipped the nav paragraph is scored like any other block.
+    assert "navigation" in extract(html, None, "UTF-8", small).main_text
+    pruned = extract(html, None, "UTF-8", replace(small, max_pruned_elements=50_000)).main_text
+    assert "navigation" not in pruned and sentence in pruned
+
+
+def test_an_internal_failure_keeps_the_other_fields(monkeypatch) -> None:
+    import importlib
+
+    module = importlib.import_module("pipeline.extract.extract")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(module, "extract_links", broken)
+    e = extract("<title>T</title><a href=/x>x</a>", "https://e.example/", "UTF-8")
+    assert e.title == "T" and e.links == ()
+    assert e.errors == ("links: RuntimeError: boom",)
+
+
+def test_a_failing_parse_returns_an_empty_record_with_the_error(monkeypatch) -> None:
+    import importlib
+
+    module = importlib.import_module("pipeline.extract.extract")
+
+    def broken(text: str) -> None:
+        raise MemoryError("no room")
+
+    monkeypatch.setattr(module, "parse_document", broken)
+    e = extract("<title>T</title>", "https://e.example/", "UTF-8")
+    assert e.title is None and e.main_text == "" and e.base_url == "https://e.example/"
+    assert e.errors == ("parse: MemoryError: no room",)
