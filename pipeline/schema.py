@@ -66,7 +66,11 @@ RECORDS = pa.schema(
         ("main_text", pa.string()),
         ("main_text_length", pa.int64()),
         ("links_count", pa.int64()),
+        ("links_dropped_count", pa.int64()),  # links past extract.max_links, not recorded
         ("bad_url_count", pa.int64()),
+        # JSON list of extraction parts that failed ("links: ValueError: ...", "parse: too-deep:
+        # ..."); the record is still written with every field that did come out.
+        ("extract_errors", pa.string()),
         ("rules_version", pa.string()),
     ]
 )

@@ -82,7 +82,9 @@ typed as (
         cast(null as varchar) as main_text,
         cast(null as bigint) as main_text_length,
         cast(null as bigint) as links_count,
+        cast(null as bigint) as links_dropped_count,
         cast(null as bigint) as bad_url_count,
+        cast(null as varchar) as extract_errors,
         cast(null as varchar) as rules_version,
     where false
 ),
@@ -156,7 +158,9 @@ final as (
         main_text,
         main_text_length,
         links_count,
+        links_dropped_count,
         bad_url_count,
+        extract_errors,
         rules_version,
     from unioned
 )

@@ -15,7 +15,7 @@ from pipeline.extract.links import extract_links
 from pipeline.extract.main_text import extract_main_text
 from pipeline.extract.meta import Metadata, extract_metadata
 from pipeline.extract.options import ExtractOptions
-from pipeline.extract.tree import parse_document, scan
+from pipeline.extract.tree import MAX_UNCLOSED_NESTING, parse_document, scan, unclosed_nesting
 from pipeline.extract.urls import parse_url
 
 _DEFAULT_OPTIONS = ExtractOptions()
@@ -55,6 +55,9 @@ def extract(
     errors: list[str] = []
     doc_encoding = get_an_encoding(encoding) or "UTF-8"
     page_url = parse_url(url)
+    depth = unclosed_nesting(text)
+    if depth > MAX_UNCLOSED_NESTING:
+        return _empty(page_url, (f"parse: too-deep: ~{depth} unclosed nested containers",))
     try:
         tree = parse_document(text)
         found = scan(tree)

@@ -177,7 +177,9 @@ def _rows(
         "main_text": fields.main_text,
         "main_text_length": len(fields.main_text),
         "links_count": len(fields.links),
+        "links_dropped_count": fields.links_truncated,
         "bad_url_count": fields.bad_urls,
+        "extract_errors": json.dumps(list(fields.errors), ensure_ascii=False) if fields.errors else None,
         "rules_version": rules.version,
     }
     links = [

@@ -104,3 +104,19 @@ def test_a_failing_parse_returns_an_empty_record_with_the_error(monkeypatch) -> 
     e = extract("<title>T</title>", "https://e.example/", "UTF-8")
     assert e.title is None and e.main_text == "" and e.base_url == "https://e.example/"
     assert e.errors == ("parse: MemoryError: no room",)
+
+
+def test_deeply_nested_unclosed_containers_are_refused_not_parsed() -> None:
+    # 512 KB of unclosed <div>: Lexbor's parse is quadratic in the nesting depth (minutes);
+    # the guard refuses it up front and says why, instead of stalling the worker.
+    text = "<title>deep</title>" + "<div>" * (512 * 1024 // 5)
+    result = extract(text, "http://deep.example/", "UTF-8")
+    assert result.links == () and result.main_text == ""
+    assert any("too-deep" in error for error in result.errors)
+
+
+def test_many_closed_containers_are_parsed_normally() -> None:
+    text = "<title>flat</title>" + "<div><p>text here.</p></div>" * 20_000
+    result = extract(text, "http://flat.example/", "UTF-8")
+    assert result.title == "flat"
+    assert not result.errors
