@@ -49,9 +49,11 @@ def unclosed_nesting(text: str) -> int:
     """An upper-bound estimate of how deep unclosed containers could nest in ``text``
     (start tags minus end tags of ``_NESTING_TAGS``, lower/upper case; a cost guard, not a parse).
 
-    >>> unclosed_nesting("<div><div></div>" + "<SPAN>" * 3)
+    >>> unclosed_nesting("<div><div></div>" + "<SPAN>" * 3 + "<i>" * MAX_UNCLOSED_NESTING)
     4
     """
+    if text.count("<") <= MAX_UNCLOSED_NESTING:
+        return 0  # fewer tags than the limit: no need to look closer (the common case)
     depth = 0
     for tag in _NESTING_TAGS:
         for spelled in (tag, tag.upper()):

@@ -86,7 +86,9 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
     if skip is not None:
         return skip
     try:
-        decoded = decode_html(resp.body, resp.content_type, raw.url, rules=rules)
+        decoded = decode_html(
+            resp.body, resp.content_type, raw.url, rules=rules, crawler_charset=raw.crawler_charset
+        )
         score = mojibake_score(decoded.text, decoded.encoding)
         garbled = naive_decode_garbled(resp.body, resp.content_type, decoded.text)
     except Exception as exc:
