@@ -812,7 +812,7 @@ def readme(built: list[Built], files: dict[str, bytes]) -> str:
         "the script gives byte-identical files (`tests/test_sample.py` checks it). Expectations",
         "assume `--rules data/sample/rules.toml`; `expected.json` holds the same table in machine",
         "form (plus `without_rules`, `repair`, `text_sha256`, `title`, `html_lang`). See",
-        "`notes/sample.md` for the design and what the Chromium oracle confirmed.",
+        "`docs/sample.md` for the design and what the Chromium oracle confirmed.",
         "",
         "| file | size |", "|---|---|",
         *(f"| `{name}` | {len(data):,} bytes |" for name, data in sorted(files.items())

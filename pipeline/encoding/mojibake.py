@@ -32,7 +32,7 @@ decode. Deviations from requests (each marked ``DEVIATION:`` and tested):
 
 Measured on ``../shared/corpus/chardet`` (tests/conformance/test_mojibake_validation.py):
 wrong decodes flagged 580 of 580, right decodes 1 of 387 (a CP932 character-table dump);
-CJK read as another CJK encoding 94.5%. notes/audit.md has the numbers and the commands.
+CJK read as another CJK encoding 94.5%. docs/audit.md has the numbers and the commands.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Lexbor implements the HTML Standard's tree construction (§13.2.6), so the tree 
 one a browser builds: misnested and unclosed tags, raw ``<`` in text and unterminated
 ``<script>`` all come out in linear time. (Not so tens of thousands of nested unclosed
 block elements such as ``<div>``: each start tag scans the stack of open elements, so the
-parse is quadratic in the nesting depth — see notes/extract.md.)
+parse is quadratic in the nesting depth — see docs/extract.md.)
 
 Deviations:
   * ``is_html_element`` never treats MathML ``annotation-xml`` as an HTML integration

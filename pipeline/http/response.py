@@ -29,5 +29,5 @@ class HttpResponse:
     # Codings actually removed from the body, in removal order (e.g. ("chunked", "gzip")).
     codings_removed: tuple[str, ...] = ()
     # Anomalies met while parsing, kebab-case (e.g. "lf-only-header-lines",
-    # "chunked-not-framed", "content-encoding-not-applied"); see notes/sources.md.
+    # "chunked-not-framed", "content-encoding-not-applied"); see docs/sources.md.
     http_notes: tuple[str, ...] = ()

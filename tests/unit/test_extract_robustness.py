@@ -1,5 +1,5 @@
 """extract() never raises on any text, and stays linear on pathological markup (timings
-are measured by hand in notes/extract.md, never asserted here)."""
+are measured by hand in docs/extract.md, never asserted here)."""
 
 from __future__ import annotations
 

@@ -165,7 +165,7 @@ def test_browser_detection_greek_identical_readings_named_iso() -> None:
     assert emulate_chromium_detection(page.encode("cp1253"), None, "windows-1252")[0] == "ISO-8859-7"
 
 
-# Two of the held-out oracle pages (notes/sniffing.md): the paragraph twice in a small page.
+# Two of the held-out oracle pages (docs/sniffing.md): the paragraph twice in a small page.
 CZECH_HELD_OUT = (
     "Praha je hlavní město České republiky. Řeka Vltava protéká středem města a přes ni vede "
     "Karlův most. Ve starém městě najdete úzké uličky, kostely a malé kavárny, kde se podává káva "

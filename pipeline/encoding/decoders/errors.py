@@ -39,7 +39,7 @@ class ErrorDense(Exception):
 #: (minimum errors, bytes per error): past that many errors, with fewer bytes than this per
 #: error so far, a step handler gives up: each call into it from the codec costs ~2 µs, while
 #: the pure spec loop spends ~0.5-1 µs per non-ASCII character, so the loop wins when about
-#: every other character is an error (measured, see notes/decoders.md).
+#: every other character is an error (measured, see docs/decoders.md).
 DENSE_ERRORS = (64, 4)
 
 

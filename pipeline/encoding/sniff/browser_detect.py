@@ -17,7 +17,7 @@ two adjustments where the two detectors name the same bytes differently:
   ISO-8859-2 pages show as windows-1250, Polish ones (``ą``/``ś`` are ``±``/``¶`` in
   windows-1250) as ISO-8859-2. The rule was derived from those measurements.
 
-Agreement with Chromium on the corpus is measured in ``notes/sniffing.md``; where the two
+Agreement with Chromium on the corpus is measured in ``docs/sniffing.md``; where the two
 detectors' statistics differ otherwise (windows-1257 for some Western pages, short pages where
 CED follows its TLD prior) this emulation is not exact.
 """

@@ -4,7 +4,7 @@ The detector is chardetng (Firefox's detector, PyPI ``chardetng-py``): it only e
 encodings a browser can produce, it takes the URL's top-level domain as a hint for ambiguous
 bytes, and its ``guess_assess`` flag says when the guess is weak. charset-normalizer (the
 client's named package) is available as a second opinion, recorded as a signal only.
-Measured on ``../shared/corpus/chardet`` (see ``notes/sniffing.md``).
+Measured on ``../shared/corpus/chardet`` (see ``docs/sniffing.md``).
 
 Detection costs 20-100x a decode: callers run it only when nothing is declared, on at most
 ``max_bytes`` bytes.
