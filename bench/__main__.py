@@ -74,8 +74,12 @@ def bench_decode(lines: list[str]) -> None:
 
     rng = random.Random(1)
     big = [(page(rng, "en", "utf-8", True, i, 200_000), "text/html; charset=utf-8") for i in range(20)]
+    meta = [(page(rng, "en", "utf-8", True, i, 200_000), "text/html") for i in range(20)]
+    undeclared = [(page(rng, "ru", "cp1251", False, i, 200_000), "text/html") for i in range(20)]
     legacy = [(page(rng, "ja", "shift_jis", False, i, 200_000), "text/html; charset=shift_jis") for i in range(20)]
     for name, docs in (("declared UTF-8 (header), 200 KB pages", big),
+                       ("declared UTF-8 (meta only), 200 KB pages", meta),
+                       ("undeclared windows-1251, 200 KB pages", undeclared),
                        ("declared Shift_JIS (header), 200 KB pages", legacy)):
         mb = sum(len(b) for b, _ in docs) / 1e6
         ours = best_of(lambda docs=docs: [decode_html(b, ct, "http://x.example/") for b, ct in docs])

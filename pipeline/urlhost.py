@@ -1,31 +1,14 @@
 """Host columns of a record URL: host name, TLD, registered domain (Public Suffix List).
 
-The PSL snapshot ships inside the ``publicsuffixlist`` package (``public_suffix_list.dat``);
-nothing is fetched at run time.
+The registered domain comes from :func:`pipeline.extract.domains.registered_domain`, the same
+function that decides whether a link is ``internal``, so the two always agree.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import ada_url
-from publicsuffixlist import PublicSuffixList
 
-_PSL = PublicSuffixList()
-
-
-@lru_cache(maxsize=65536)
-def registered_domain(host: str | None) -> str | None:
-    """The registrable domain ("eTLD+1") of an ASCII host, None for IPs, suffixes and bad hosts.
-
-    >>> registered_domain("www.bbc.co.uk")
-    'bbc.co.uk'
-    >>> registered_domain("co.uk") is None
-    True
-    """
-    if not host or host.startswith("[") or host.replace(".", "").isdigit():
-        return None
-    return _PSL.privatesuffix(host.rstrip(".").lower())
+from pipeline.extract.domains import registered_domain
 
 
 def host_fields(url: str | None) -> tuple[str | None, str | None, str | None]:
@@ -33,6 +16,8 @@ def host_fields(url: str | None) -> tuple[str | None, str | None, str | None]:
 
     >>> host_fields("http://WWW.Example.CO.JP:8080/a")
     ('www.example.co.jp', 'jp', 'example.co.jp')
+    >>> host_fields("http://192.0.2.1/")
+    ('192.0.2.1', None, '192.0.2.1')
     >>> host_fields("not a url")
     (None, None, None)
     """
@@ -45,7 +30,6 @@ def host_fields(url: str | None) -> tuple[str | None, str | None, str | None]:
     if not host:
         return None, None, None
     bare = host.rstrip(".")
-    if bare.startswith("[") or bare.replace(".", "").isdigit():
-        return host, None, None
-    tld = bare.rsplit(".", 1)[-1] or None
+    is_ip = bare.startswith("[") or bare.replace(".", "").isdigit()
+    tld = None if is_ip else (bare.rsplit(".", 1)[-1] or None)
     return host, tld, registered_domain(bare)

@@ -166,26 +166,6 @@ def _percent_encode_bytes(data: bytes, special: bool, out: list[str]) -> None:
             out.append(chr(byte))
 
 
-_HEX = "0123456789ABCDEF"
-
-
-def _in_set(byte: int, special: bool) -> bool:
-    # The query percent-encode set: C0 controls, space, ", #, <, >, and > U+007E; the
-    # special-query percent-encode set adds '.
-    return (
-        byte < 0x21 or byte > 0x7E or byte in (0x22, 0x23, 0x3C, 0x3E)
-        or (special and byte == 0x27)
-    )
-
-
-def _percent_encode_bytes(data: bytes, special: bool, out: list[str]) -> None:
-    for byte in data:
-        if _in_set(byte, special):
-            out.append("%" + _HEX[byte >> 4] + _HEX[byte & 15])
-        else:
-            out.append(chr(byte))
-
-
 def percent_encode_query(query: str, encoding: str, special: bool) -> str:
     """URL Standard query state: *percent-encode after encoding* ``query`` with ``encoding``.
 
