@@ -13,10 +13,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-#: Rows buffered before a row group is written (bounds memory per worker).
-ROW_GROUP_ROWS = 2000
-#: main_text and friends can be large; flush earlier when the buffer's text grows past this.
-ROW_GROUP_BYTES = 32 * 2**20
+#: Rows buffered before a row group is written (bounds memory per worker: measured peak RSS
+#: per worker 434 MB with 2,000 rows, 343 MB with 500, of which 172 MB is code and models).
+ROW_GROUP_ROWS = 500
+#: main_text and friends can be large; flush earlier when the buffered text (in characters)
+#: grows past this.
+ROW_GROUP_BYTES = 16 * 2**20
 
 
 def part_path(out: Path, table: str, run_id: str, rank: int) -> Path:

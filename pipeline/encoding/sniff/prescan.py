@@ -94,82 +94,66 @@ def extract_encoding_from_meta(content: str) -> tuple[str | None, str | None]:
         return get_an_encoding(label), label
 
 
+# *Get an attribute* as one regex match, step by step (the comments name the steps).
+# Possessive quantifiers and atomic groups keep it from backtracking into a different reading,
+# so a match fails only when the bytes run out mid-attribute (then :class:`_End`).
+# Step 1: "If the byte at position is one of 0x09, 0x0A, 0x0C, 0x0D, 0x20, or 0x2F (/) then
+# advance position to the next byte and redo this step."
+_SKIP = rb"[\t\n\x0c\r /]*+"
+# Step 2 ("If the byte at position is 0x3E (>), then abort ... There is no attribute.") is
+# the "gt" alternative below; an attribute starts with any other byte.
+_ATTRIBUTE_BODY = (
+    # Steps 3-5: the name. Its first byte is anything but space, "/" or ">" (an "=" while the
+    # name is empty is appended); then bytes up to a space, "/", ">" or "=".
+    rb"(?P<name>[^\t\n\x0c\r />][^\t\n\x0c\r /=>]*+)"
+    # Step 6 "Spaces": skip whitespace. Steps 4/7: a "/" or ">" (directly after the name), or
+    # any byte but "=" (after spaces): the value is the empty string, position stays there.
+    rb"[\t\n\x0c\r ]*+"
+    rb"(?:(?=[^=])"
+    # Step 8: "Advance position past the 0x3D (=) byte." Step 9 "Value": skip whitespace.
+    rb"|=[\t\n\x0c\r ]*+"
+    # Step 10: a quote: the value runs to the matching quote, position after it; ">": the
+    # empty value, position at it; anything else starts an unquoted value (steps 11-12) that
+    # runs to the next space or ">", position at that byte.
+    rb"(?>\"(?P<dq>[^\"]*+)\"|'(?P<sq>[^']*+)'|(?=>)"
+    rb"|(?P<uq>[^\t\n\x0c\r >\"'][^\t\n\x0c\r >]*+)(?=[\t\n\x0c\r >])))"
+)
+_ATTRIBUTE_RE = re.compile(_SKIP + rb"(?:(?P<gt>>)|" + _ATTRIBUTE_BODY + rb")")
+# A tag other than <meta> from its "<": step 1 of that branch ("Advance the position pointer so
+# that it points at the next 0x09, 0x0A, 0x0C, 0x0D, 0x20, or 0x3E byte"), then step 2,
+# "Repeatedly get an attribute until no further attributes can be found" (the same body as
+# above, unnamed): it ends at the ">" where get an attribute finds none. No match = _End.
+_OTHER_TAG_RE = re.compile(
+    rb"[^\t\n\x0c\r >]*+(?:" + _SKIP + re.sub(rb"\(\?P<\w+>", b"(?:", _ATTRIBUTE_BODY) + rb")*+"
+    + _SKIP + rb">"
+)
+
+
 def _get_an_attribute(data: bytes, position: int) -> tuple[str, str, int] | None:
     """*Get an attribute*: returns (name, value, new position), or None when there is none.
 
     https://html.spec.whatwg.org/commit-snapshots/e2f08b4e56d9a098038fb16c7ff6bb820a57cfab/#concept-get-attributes-when-sniffing
-    Raises :class:`_End` when the bytes run out.
+    Raises :class:`_End` when the bytes run out. Names and values have ASCII upper-case
+    letters lowered ("0x41-0x5A: append the code point b+0x20"), every other byte kept.
+
+    >>> _get_an_attribute(b' /Charset = "UTF-8" >', 0)
+    ('charset', 'utf-8', 19)
+    >>> _get_an_attribute(b"a b>", 0), _get_an_attribute(b" >", 0)
+    (('a', '', 2), None)
     """
-    n = len(data)
-
-    def at(i: int) -> int:
-        if i >= n:
-            raise _End
-        return data[i]
-
-    # Step 1: "If the byte at position is one of 0x09, 0x0A, 0x0C, 0x0D, 0x20, or 0x2F (/) then
-    # advance position to the next byte and redo this step."
-    while at(position) in _SPACE_OR_SLASH:
-        position += 1
-    # Step 2: "If the byte at position is 0x3E (>), then abort ... There is no attribute."
-    if at(position) == 0x3E:
+    match = _ATTRIBUTE_RE.match(data, position)
+    if match is None:
+        raise _End
+    name = match["name"]
+    if name is None:
         return None
-    # Step 3: "Let attribute name and attribute value be the empty string."
-    name: list[int] = []
-    value: list[int] = []
-    # Step 4: "Process the byte at position as follows:"
-    while True:
-        byte = at(position)
-        if byte == 0x3D and name:  # "=" and the name is not empty: jump to "value"
-            position += 1
-            break
-        if byte in _SPACE:  # jump to "spaces"
-            # Step 6 "Spaces": skip whitespace.
-            while at(position) in _SPACE:
-                position += 1
-            # Step 7: "If the byte at position is not 0x3D (=), abort ... value is the empty string."
-            if at(position) != 0x3D:
-                return _decode(name), "", position
-            # Step 8: "Advance position past the 0x3D (=) byte."
-            position += 1
-            break
-        if byte in (0x2F, 0x3E):  # "/" or ">": the value is the empty string
-            return _decode(name), "", position
-        # 0x41-0x5A: append the lowercase letter; anything else: append the byte's code point.
-        name.append(byte + 0x20 if 0x41 <= byte <= 0x5A else byte)
-        # Step 5: "Advance position to the next byte and return to the previous step."
-        position += 1
-    # Step 9 "Value": skip whitespace.
-    while at(position) in _SPACE:
-        position += 1
-    # Step 10: "Process the byte at position as follows:"
-    byte = at(position)
-    if byte in (0x22, 0x27):
-        quote = byte
-        while True:
-            # "Quote loop: Advance position to the next byte."
-            position += 1
-            byte = at(position)
-            # "If the value of the byte at position is the value of b, then advance position to
-            # the next byte and abort the get an attribute algorithm."
-            if byte == quote:
-                return _decode(name), _decode(value), position + 1
-            value.append(byte + 0x20 if 0x41 <= byte <= 0x5A else byte)
-    if byte == 0x3E:  # ">": the value is the empty string
-        return _decode(name), "", position
-    value.append(byte + 0x20 if 0x41 <= byte <= 0x5A else byte)
-    position += 1
-    # Step 11-12: unquoted value up to whitespace or ">".
-    while True:
-        byte = at(position)
-        if byte in _SPACE_OR_GT:
-            return _decode(name), _decode(value), position
-        value.append(byte + 0x20 if 0x41 <= byte <= 0x5A else byte)
-        position += 1
-
-
-def _decode(codes: list[int]) -> str:
-    return bytes(codes).decode("latin-1")
+    value = match["dq"]
+    if value is None:
+        value = match["sq"]
+        if value is None:
+            value = match["uq"] or b""
+    # bytes.lower() lowers exactly 0x41-0x5A; latin-1 gives each byte's code point.
+    return name.lower().decode("latin-1"), value.lower().decode("latin-1"), match.end()
 
 
 def _is_meta_start(data: bytes, position: int) -> bool:
@@ -215,19 +199,13 @@ def _prescan_meta(data: bytes) -> PrescanResult | None:
             # "A sequence of bytes starting with a 0x3C byte (<), optionally a 0x2F byte (/),
             # and finally a byte in the range 0x41-0x5A or 0x61-0x7A (an ASCII letter)":
             # 1. "Advance the position pointer so that it points at the next 0x09, 0x0A, 0x0C,
-            # 0x0D, 0x20, or 0x3E byte."
-            while position < n and data[position] not in _SPACE_OR_GT:
-                position += 1
-            if position >= n:
+            # 0x0D, 0x20, or 0x3E byte." 2. "Repeatedly get an attribute until no further
+            # attributes can be found, then jump to the step below labeled next byte."
+            # (_OTHER_TAG_RE: both steps; the bytes ran out when it does not match.)
+            tag = _OTHER_TAG_RE.match(data, position)
+            if tag is None:
                 return None
-            # 2. "Repeatedly get an attribute until no further attributes can be found, then
-            # jump to the step below labeled next byte."
-            try:
-                while (attribute := _get_an_attribute(data, position)) is not None:
-                    position = attribute[2]
-                position = _skip_space_or_slash(data, position)
-            except _End:
-                return None
+            position = tag.end() - 1  # the ">" where no further attribute was found
         elif data.startswith((b"<!", b"</", b"<?"), position):
             # "Advance the position pointer so that it points at the first 0x3E byte which comes
             # after the 0x3C byte that was found."
