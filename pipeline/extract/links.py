@@ -12,11 +12,13 @@ from dataclasses import fields
 
 from pipeline.extract.domains import registered_domain, url_host
 from pipeline.extract.fields import Link
-from pipeline.extract.tree import Scan, rel_keywords
+from pipeline.extract.tree import Scan, rel_keywords, tag_ids
 from pipeline.extract.urls import Resolver
 
 #: ``link`` elements kept (by rel keyword).
 LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
+_A_ID, _AREA_ID = (next(i for i, name in tag_ids(("a", "area")).items() if name == tag)
+                   for tag in ("a", "area"))
 
 
 def extract_links(
@@ -39,26 +41,36 @@ def extract_links(
     resolve = Resolver(base_url, encoding)
     internal_of: dict[str, bool | None] = {}
     links: list[Link] = []
+    append = links.append
     bad = 0
     candidates = found.links
     truncated = max(0, len(candidates) - max_links)
+    a_id, area_id = _A_ID, _AREA_ID
     for node in candidates[:max_links] if truncated else candidates:
-        attrs = node.attributes
+        # ``attrs`` reads single attributes off the element (no dict of all of them).
+        attrs = node.attrs
         href = attrs.get("href")
         if href is None:
             continue
-        tag = node.tag or ""
+        tag_id = node.tag_id
         rel = attrs.get("rel")
-        keywords = rel_keywords(rel) if rel else []
-        if tag == "link":
+        keywords = rel_keywords(rel) if rel else ()
+        if tag_id == a_id:
+            tag = "a"
+            # Anchor text: every run of whitespace (Unicode's, NBSP included) becomes one
+            # space. Text that is printable (so has no whitespace but U+0020), without
+            # doubled, leading or trailing spaces, is already collapsed.
+            text = node.text()
+            if not (text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "):
+                text = " ".join(text.split())
+        elif tag_id == area_id:
+            tag = "area"
+            text = " ".join((attrs.get("alt") or "").split())
+        else:
+            tag = "link"
             if not LINK_RELS.intersection(keywords):
                 continue
             text = ""
-        elif tag == "area":
-            text = " ".join((attrs.get("alt") or "").split())
-        else:
-            # Anchor text: every run of whitespace (Unicode's, NBSP included) becomes one space.
-            text = " ".join(node.text().split())
         target = resolve(href)
         if target is None:
             bad += 1
@@ -74,7 +86,7 @@ def extract_links(
             else:
                 domain = registered_domain(host)
                 internal = internal_of[host] = None if domain is None else domain == page_domain
-        links.append(_new_link(target, text, rel, tag, "href", internal, "nofollow" in keywords))
+        append(_new_link(target, text, rel, tag, "href", internal, "nofollow" in keywords))
     return tuple(links), bad, truncated
 
 
