@@ -17,8 +17,8 @@ from pipeline.extract.urls import Resolver
 
 #: ``link`` elements kept (by rel keyword).
 LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
-_A_ID, _AREA_ID = (next(i for i, name in tag_ids(("a", "area")).items() if name == tag)
-                   for tag in ("a", "area"))
+_TAG_ID = {name: tag_id for tag_id, name in tag_ids(("a", "area")).items()}
+_A_ID, _AREA_ID = _TAG_ID["a"], _TAG_ID["area"]
 
 
 def extract_links(
@@ -39,7 +39,22 @@ def extract_links(
     # path, so "scheme://host/" is exactly "same host, no userinfo, default port".
     same_host = f"//{page_host}/"
     resolve = Resolver(base_url, encoding)
-    internal_of: dict[str, bool | None] = {}
+    internal_of: dict[str | None, bool | None] = {}
+    seen: dict[str, tuple[str | None, bool | None]] = {}
+
+    def _target(href: str) -> tuple[str | None, bool | None]:
+        target = resolve(href)
+        if target is None or page_domain is None:
+            return target, None
+        if target.startswith(same_host, target.find(":") + 1):
+            return target, True
+        host = url_host(target)
+        if host in internal_of:
+            return target, internal_of[host]
+        domain = registered_domain(host)
+        internal = internal_of[host] = None if domain is None else domain == page_domain
+        return target, internal
+
     links: list[Link] = []
     append = links.append
     bad = 0
@@ -47,8 +62,8 @@ def extract_links(
     truncated = max(0, len(candidates) - max_links)
     a_id, area_id = _A_ID, _AREA_ID
     for node in candidates[:max_links] if truncated else candidates:
-        # ``attrs`` reads single attributes off the element (no dict of all of them).
-        attrs = node.attrs
+        # (``node.attrs.get`` costs more: a missing attribute raises KeyError inside it)
+        attrs = node.attributes
         href = attrs.get("href")
         if href is None:
             continue
@@ -71,21 +86,14 @@ def extract_links(
             if not LINK_RELS.intersection(keywords):
                 continue
             text = ""
-        target = resolve(href)
+        # Per distinct href: its target and whether it is internal (computed once).
+        known = seen.get(href)
+        if known is None:
+            known = seen[href] = _target(href)
+        target, internal = known
         if target is None:
             bad += 1
             continue
-        if page_domain is None:
-            internal = None
-        elif target.startswith(same_host, target.find(":") + 1):
-            internal = True
-        else:
-            host = url_host(target)
-            if host in internal_of:
-                internal = internal_of[host]
-            else:
-                domain = registered_domain(host)
-                internal = internal_of[host] = None if domain is None else domain == page_domain
         append(_new_link(target, text, rel, tag, "href", internal, "nofollow" in keywords))
     return tuple(links), bad, truncated
 

@@ -132,27 +132,41 @@ def _remove(nodes: list[LexborNode]) -> None:
         node.decompose()
 
 
-def _is_structural(node: LexborNode, options: ExtractOptions) -> bool:
-    """Whether ``node`` is hidden or structural boilerplate (nav, aside, footer, ...)."""
-    if options.drop_boilerplate_tags and node.tag_id in _BOILERPLATE_TAG_IDS:
-        return True
-    attrs = node.attributes
-    if options.drop_hidden and (
-        "hidden" in attrs
-        or (attrs.get("aria-hidden") or "").lower() == "true"
-        or _HIDDEN_STYLE.search(attrs.get("style") or "") is not None
-    ):
-        return True
-    return options.drop_boilerplate_tags and (attrs.get("role") or "").lower() in BOILERPLATE_ROLES
+def _structural_test(options: ExtractOptions) -> Callable[[LexborNode], bool]:
+    """Whether a node is hidden or structural boilerplate (nav, aside, footer, ...)."""
+    tags = options.drop_boilerplate_tags
+    hidden = options.drop_hidden
+    tag_ids = _BOILERPLATE_TAG_IDS
+    hidden_style = _HIDDEN_STYLE.search
+
+    def test(node: LexborNode) -> bool:
+        if tags and node.tag_id in tag_ids:
+            return True
+        attrs = node.attributes
+        if hidden and (
+            "hidden" in attrs
+            or (attrs.get("aria-hidden") or "").lower() == "true"
+            or hidden_style(attrs.get("style") or "") is not None
+        ):
+            return True
+        return tags and (attrs.get("role") or "").lower() in BOILERPLATE_ROLES
+
+    return test
 
 
-def _is_classed_boilerplate(node: LexborNode, patterns: re.Pattern[str]) -> bool:
+def _classed_test(patterns: re.Pattern[str]) -> Callable[[LexborNode], bool]:
     """Whether a container element's class or id names boilerplate."""
-    if node.tag_id not in _PATTERN_TAG_IDS:  # an int test before building the attributes
-        return False
-    attrs = node.attributes
-    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-    return len(names) > 1 and patterns.search(names.lower()) is not None
+    tag_ids = _PATTERN_TAG_IDS
+    search = patterns.search
+
+    def test(node: LexborNode) -> bool:
+        if node.tag_id not in tag_ids:  # an int test before building the attributes
+            return False
+        attrs = node.attributes
+        names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+        return len(names) > 1 and search(names.lower()) is not None
+
+    return test
 
 
 def _trie(words: list[str]) -> str:
@@ -344,11 +358,9 @@ def extract_main_text(
     # Phase 1, structure and visibility; phase 2, class/id patterns, their share measured
     # against the text phase 1 left.
     if options.drop_boilerplate_tags or options.drop_hidden:
-        _prune(scope, _STRUCTURE_CANDIDATES, lambda n: _is_structural(n, options),
-               options.prune_max_share)
+        _prune(scope, _STRUCTURE_CANDIDATES, _structural_test(options), options.prune_max_share)
     if options.prune_patterns:
-        patterns = _patterns(BOILERPLATE_PATTERNS)
-        _prune(scope, _PATTERN_CANDIDATES, lambda n: _is_classed_boilerplate(n, patterns),
+        _prune(scope, _PATTERN_CANDIDATES, _classed_test(_patterns(BOILERPLATE_PATTERNS)),
                options.prune_max_share)
     _mark(scope, in_container=scope.mem_id != root.mem_id)
     blocks = scope.text().split(_HARD)

@@ -64,16 +64,14 @@ def unclosed_nesting(text: str) -> int:
 def parse_document(text: str) -> LexborHTMLParser:
     """Parse ``text`` as an HTML document (never raises on any ``str``).
 
-    Lone surrogates cannot be encoded for the parser; they are passed as the bytes
-    ``surrogatepass`` gives, which Lexbor decodes to U+FFFD like any invalid UTF-8.
+    Text from the WHATWG decoders never holds lone surrogates (they decode to U+FFFD).
+    Other callers beware: selectolax encodes with ``errors="ignore"``, so a lone surrogate
+    is dropped by the parser, not replaced.
 
     >>> parse_document("<title>a</title><p>b").body.text()
     'b'
     """
-    try:
-        return LexborHTMLParser(text)
-    except UnicodeEncodeError:
-        return LexborHTMLParser(text.encode("utf-8", "surrogatepass"))
+    return LexborHTMLParser(text)
 
 
 def strip_and_collapse(value: str) -> str:

@@ -121,7 +121,7 @@ def _ada_href(href: str, base_data: bytes | None, base: str | None) -> str | Non
 class Resolver:
     """Resolves the URLs of one document: base URL and encoding fixed, results cached."""
 
-    __slots__ = ("_base", "_base_data", "_encoding", "_cache")
+    __slots__ = ("_base", "_base_data", "_encoding", "_cache", "_origin", "_scheme")
 
     def __init__(self, base: str | None, encoding: str = "UTF-8") -> None:
         self._base = base
@@ -131,13 +131,36 @@ class Resolver:
             self._base, self._base_data = None, None
         self._encoding = encoding
         self._cache: dict[str, str | None] = {}
+        # For an http(s) base (serialized: "scheme://[userinfo@]host[:port]/path..."),
+        # hrefs starting "/x" or "//x" resolve exactly as the origin (scheme) + href
+        # parsed alone: ada then parses one URL instead of the base again on every call.
+        self._origin = self._scheme = None
+        if self._base is not None and self._base.startswith(("http://", "https://")):
+            colon = self._base.index(":")
+            path_at = self._base.find("/", colon + 3)
+            if path_at > 0:
+                self._origin = self._base[:path_at]
+                self._scheme = self._base[: colon + 1]
 
     def __call__(self, href: str) -> str | None:
         """The URL for ``href``, or None when it does not parse."""
         cache = self._cache
         if href in cache:
             return cache[href]
-        url = _ada_href(href, self._base_data, self._base)
+        if href.startswith(("https://", "http://")):
+            # An absolute http(s) URL: the base plays no part ("special authority
+            # ignore slashes" either way).
+            url = _ada_href(href, None, None)
+        elif (self._origin is not None and href[:1] == "/" and href[1:2] != "\\"
+              and href[:3].isprintable()):  # (the parser drops tabs and newlines first)
+            if href[1:2] != "/":
+                url = _ada_href(self._origin + href, None, None)  # path-absolute
+            elif href[2:3] not in ("/", "\\", ""):
+                url = _ada_href(self._scheme + href, None, None)  # scheme-relative
+            else:
+                url = _ada_href(href, self._base_data, self._base)
+        else:
+            url = _ada_href(href, self._base_data, self._base)
         if url is not None:
             url = _document_encoded(href, (url, ""), self._encoding)[0]
         cache[href] = url

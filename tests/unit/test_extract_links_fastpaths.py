@@ -1,0 +1,56 @@
+"""The links step's shortcuts give what the general path gives: the Resolver parses
+"/x", "//x" and absolute http(s) hrefs without the base, and already-collapsed anchor
+text is not split and joined again."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.extract import extract
+from pipeline.extract.urls import Resolver, _ada_href
+
+BASES = [
+    "https://news.example.co.uk/2019/story.html?q=1#f",
+    "https://u:p@h.example:8080/a/b?c#d",
+    "http://[::1]:81/x",
+    "http://xn--nxasmq6b.com/",
+    "file:///C:/dir/page.html",
+    "data:text/html,x",
+]
+HREFS = [
+    "/", "/x", "/x/../y?z=%zz#w", "/x y", "/é?é", "/.%2e/x", "/\\x", "/\t/x", "/\n/x",
+    "/\r\n/x", "//", "//x", "//x:80/y", "//x:99999/", "//a@b/c", "//[::1]/x", "//é.com/",
+    "// x", "//\\x", "//\tx", "///x", "//x\x00", "/x\x00", "/ x ", "/x ",
+    "http://a.example/b", "https://A.EXAMPLE:443/./c", "http://", "https://[::1", "https:x",
+    "http:/x", "HTTP://a.example/", "x", "?q", "#f", "../x", "mailto:a@b.c",
+]
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_resolver_shortcuts_equal_parsing_against_the_base(base: str) -> None:
+    base_url = _ada_href(base, None, None)
+    assert base_url is not None
+    resolve = Resolver(base_url)
+    for href in HREFS:
+        assert resolve(href) == _ada_href(href, base_url.encode(), base_url), href
+
+
+@pytest.mark.parametrize(
+    ("inner", "text"),
+    [
+        ("plain words", "plain words"),
+        (" lead", "lead"),
+        ("trail ", "trail"),
+        ("two  spaces", "two spaces"),
+        ("tab\there", "tab here"),
+        ("line\nbreak", "line break"),
+        ("nb\u00a0sp", "nb sp"),
+        ("ideographic\u3000space", "ideographic space"),
+        ("sep\u2028line", "sep line"),
+        ("<b>nested</b> <i>tags</i>", "nested tags"),
+        ("", ""),
+    ],
+)
+def test_anchor_text_collapses_every_unicode_whitespace(inner: str, text: str) -> None:
+    e = extract(f"<a href=/x>{inner}</a>", "https://a.example/", "UTF-8")
+    assert e.links[0].anchor_text == text
