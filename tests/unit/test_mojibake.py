@@ -189,3 +189,53 @@ def test_cjk_check_runs_only_for_cjk_decoders() -> None:
     assert is_mojibake(mojibake_score(wrong, "Big5"))
     # a UTF-8 decoder cannot produce this kind of mojibake, so the check is skipped
     assert mojibake_score(wrong, "UTF-8") == mojibake_score(wrong, "windows-1252") == 0.0
+
+
+# --- the per-char flag tables give what the regex passes give ---
+
+_CJK_ALPHABET = sorted(set(
+    "日本語のテキストです中文简体测试这个们繁體中文這個們한국어다람쥐ㄱㅏㅎㅢｱｲｳｰ丂丄乚"
+    "\ue000\uf8ff\uf900\u3400\u4dbf\U00020000\ud800 \u3000àÀÿ×÷ÃƒÂ©â€™°"
+))
+
+
+def _cjk_share_by_regex(text: str) -> float:
+    """The CJK share written with one regex pass per class (the definition)."""
+    from pipeline.encoding import mojibake as m
+
+    cjk = m._count(m._CJK_RE, text)
+    if cjk < m.MIN_CJK_CHARS:
+        return 0.0
+    suspicious = m._count(m._rare_cjk_re(), text)
+    jamo = m._count(m._JAMO_RE, text)
+    if jamo and m._HANGUL_SYLLABLE_RE.search(text):
+        suspicious += jamo
+    han_space = len(m._HAN_SPACE_HAN_RE.findall(text))
+    if han_space >= m.HAN_SPACE_MIN_SHARE * cjk:
+        suspicious += han_space
+    simplified_only = m._count(m._simplified_only_re(), text)
+    if simplified_only and m._count(m._KANA_RE, text) >= 0.05 * cjk:
+        suspicious += simplified_only
+    return min(1.0, suspicious / cjk)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_CJK_ALPHABET), min_size=15, max_size=120))
+def test_flag_table_cjk_share_equals_regex_definition(text: str) -> None:
+    from pipeline.encoding.mojibake import _cjk_share
+
+    assert _cjk_share(text) == _cjk_share_by_regex(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_CJK_ALPHABET + ["a", "é", "Ï", "ð", "è", "â"]), max_size=60))
+def test_flag_prefilters_skip_only_zero_counts(text: str) -> None:
+    # mojibake_score skips badness_count without a trigger char and the soup regex with
+    # fewer than 3 Latin-1 letters: then both are 0 by construction.
+    from pipeline.encoding.mojibake import _F_SOUP, _F_TRIGGER, _SOUP_RE, _base_flags, _code_points
+
+    flags = _base_flags()[_code_points(text)]
+    if not (flags & _F_TRIGGER).any():
+        assert badness_count(text) == 0
+    if (flags & _F_SOUP).sum() < 3:
+        assert not _SOUP_RE.findall(text)

@@ -121,3 +121,29 @@ def test_xml_declaration_end_may_lie_past_1024() -> None:
     body = b'<?xml version="1.0" ' + b" " * 2000 + b'encoding="koi8-r"?><rss/>'
     found = check_xml_declaration(body)
     assert found is not None and found.encoding == "KOI8-R"
+
+
+# --- shortcuts that end the scan early: they must not change an answer ---------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # out of <head> before byte 1024: only a <meta> starting before 1024 can still answer
+        (b"<body>" + b"x" * 1000 + b"<meta charset=koi8-r>", "KOI8-R"),  # starts at 1006
+        (b"<body>" + b"x" * 1017 + b"<meta charset=koi8-r>", "KOI8-R"),  # starts at 1023
+        (b"<body>" + b"x" * 1017 + b"<META/charset=koi8-r>", "KOI8-R"),
+        (b"<body>" + b"x" * 1018 + b"<meta charset=koi8-r>", None),  # starts at 1024
+        (b"<body><p>" + b"x" * 500, None),
+        (b"<body><textarea><meta charset=koi8-r></textarea>", None),
+        # in <head> past byte 1024: a charset can still come as "charset" in any case or
+        # through numeric references to its letters
+        (b"<title>t</title>" + b"<link>" * 200 + b"<meta CharSet=koi8-r>", "KOI8-R"),
+        (b"<link>" * 200 + b"<meta content='text/html; &#99;harset=koi8-r' http-equiv=content-type>", "KOI8-R"),
+        (b"<link>" * 200 + b"<meta content='text/html; ch&#x0041;rset=koi8-r' http-equiv=content-type>", "KOI8-R"),
+        (b"<link>" * 200 + b"<meta c&#104;arset=koi8-r>", None),  # attribute names take no references
+        (b"<link>" * 200 + b"<meta name=x content=y>", None),
+    ],
+)
+def test_scan_shortcuts_keep_the_answer(body: bytes, expected: str | None) -> None:
+    assert _scan(body) == expected

@@ -24,6 +24,7 @@ CED follows its TLD prior) this emulation is not exact.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from pipeline.encoding.decision import EncodingSource
@@ -35,14 +36,29 @@ _CED_NAMES = {"KOI8-U": "KOI8-R"}
 LATIN2_MIN_EXTRA_ODDITIES = 3
 
 
+# In a text where letters are "a", C1 controls "c" and other chars from U+00A0 on "o": an
+# "o" wedged between two letters (lookarounds: adjacent ones all count).
+_WEDGED = re.compile("(?<=a)o(?=a)")
+
+
+def _char_kind(char: str) -> str:
+    if char.isalpha():
+        return "a"
+    if char >= "\xa0":
+        return "o"
+    return "c" if "\x80" <= char <= "\x9f" else "x"
+
+
 def _latin_oddities(text: str) -> int:
-    """C1 controls, plus non-letter symbols wedged between two letters."""
-    count = sum(1 for char in text if "\x80" <= char <= "\x9f")
-    for i in range(1, len(text) - 1):
-        char = text[i]
-        if char >= "\xa0" and not char.isalpha() and text[i - 1].isalpha() and text[i + 1].isalpha():
-            count += 1
-    return count
+    """C1 controls, plus non-letter symbols (U+00A0 and up) wedged between two letters.
+
+    Counted on ``text`` translated to one kind letter per char (:func:`_char_kind`).
+
+    >>> _latin_oddities("a±b \x85 ±± x±")
+    2
+    """
+    kinds = text.translate({ord(char): _char_kind(char) for char in set(text)})
+    return kinds.count("c") + len(_WEDGED.findall(kinds))
 
 
 def _same_text(sample: bytes, first: str, second: str) -> bool:

@@ -64,6 +64,11 @@ _ATTRIBUTE = re.compile(
 )
 _CHAR_REF = re.compile(r"&(?:#[xX]([0-9A-Fa-f]+);?|#([0-9]+);?|(amp|quot|apos|lt|gt);)")
 _NAMED = {"amp": "&", "quot": '"', "apos": "'", "lt": "<", "gt": ">"}
+# A numeric character reference (as _CHAR_REF reads it) to a letter of "charset", either case.
+_CHARSET_LETTER_REF = re.compile(
+    rb"&#(?:[xX]0*(?:" + b"|".join(sorted({b"%x" % ord(c) for c in "charsetCHARSET"})) + rb")(?![0-9A-Fa-f])"
+    rb"|0*(?:" + b"|".join(sorted({b"%d" % ord(c) for c in "charsetCHARSET"})) + rb")(?![0-9]))"
+)
 _HTML_SPACE = "\t\n\x0c\r "
 
 
@@ -283,13 +288,44 @@ def _comment_end(data: bytes, start: int) -> int:
     return first + (3 if data.startswith(b"-->", first) else 4)
 
 
+# Where a <meta> start tag can begin: _TAG_NAME lowered is b"meta" only before one of these.
+_META_TAG_START = re.compile(rb"<[Mm][Ee][Tt][Aa](?:[\t\n\x0c\r />]|\Z)")
+
+
+def _may_declare(data: bytes, position: int) -> bool:
+    """Whether a ``<meta>`` at or after ``position`` could declare a charset at all.
+
+    Only a ``charset`` attribute or a ``content`` value containing "charset" (ASCII
+    case-insensitive, after character references are decoded) can; no char of Latin-1 or of a
+    named reference decoded here lowers into those letters, so either the bytes hold
+    "charset" in some case or a numeric reference to one of its letters. A shortcut, not a
+    deviation: without either, the scan can only end with None.
+    """
+    return b"charset" in data[position:].lower() or _CHARSET_LETTER_REF.search(data, position) is not None
+
+
 def _scan(data: bytes) -> MetaScanResult | None:
     in_head = True
     position = 0
     n = len(data)
     finder = _MarkupFinder(data)
     tags = 0
+    checked = left_head = False
     while True:
+        if not in_head and not left_head:
+            # Out of <head>, the scan only goes on to the first token at or past byte 1024, and
+            # only a <meta> can end it with an answer: without a "<meta" starting before then
+            # (a 6-byte window past 1024 is enough to see one), the answer is None.
+            left_head = True
+            limit = BYTES_TO_CHECK_UNCONDITIONALLY + 5
+            if _META_TAG_START.search(data, position, limit) is None:
+                return None
+        if not checked and position >= BYTES_TO_CHECK_UNCONDITIONALLY:
+            # Past the first 1024 bytes, still in <head>: a page with no charset declaration
+            # further on would be scanned to the end of its <head> for nothing.
+            checked = True
+            if in_head and not _may_declare(data, position):
+                return None
         start = finder.find(position)
         if start < 0:
             return None

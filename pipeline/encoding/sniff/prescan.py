@@ -123,10 +123,11 @@ _ATTRIBUTE_RE = re.compile(_SKIP + rb"(?:(?P<gt>>)|" + _ATTRIBUTE_BODY + rb")")
 # that it points at the next 0x09, 0x0A, 0x0C, 0x0D, 0x20, or 0x3E byte"), then step 2,
 # "Repeatedly get an attribute until no further attributes can be found" (the same body as
 # above, unnamed): it ends at the ">" where get an attribute finds none. No match = _End.
-_OTHER_TAG_RE = re.compile(
+_OTHER_TAG = (
     rb"[^\t\n\x0c\r >]*+(?:" + _SKIP + re.sub(rb"\(\?P<\w+>", b"(?:", _ATTRIBUTE_BODY) + rb")*+"
     + _SKIP + rb">"
 )
+_OTHER_TAG_RE = re.compile(_OTHER_TAG)
 
 
 def _get_an_attribute(data: bytes, position: int) -> tuple[str, str, int] | None:
@@ -156,70 +157,72 @@ def _get_an_attribute(data: bytes, position: int) -> tuple[str, str, int] | None
     return name.lower().decode("latin-1"), value.lower().decode("latin-1"), match.end()
 
 
-def _is_meta_start(data: bytes, position: int) -> bool:
-    # "0x3C 0x4D or 0x6D 0x45 or 0x65 0x54 or 0x74 0x41 or 0x61, and one of 0x09, 0x0A, 0x0C,
-    # 0x0D, 0x20, 0x2F (case-insensitive ASCII '<meta' followed by a space or slash)"
-    return (
-        len(data) > position + 5
-        and data[position + 1 : position + 5].lower() == b"meta"
-        and data[position + 5] in _SPACE_OR_SLASH
-    )
+# The byte sequences the prescan loop acts on, in the loop's order of precedence (a "<" that
+# starts none of them is "any other byte": "Do nothing with that byte", so the search moves
+# on): "<!--"; "<meta" (ASCII case-insensitive) followed by 0x09, 0x0A, 0x0C, 0x0D, 0x20 or
+# 0x2F; "<", optionally "/", and an ASCII letter; "<!", "</" or "<?".
+_PRESCAN_MARKUP_RE = re.compile(
+    rb"<(?:(?P<comment>!--)|(?P<meta>[Mm][Ee][Tt][Aa][\t\n\x0c\r /])|(?P<tag>/?[A-Za-z])|[!/?])"
+)
+# The same loop over everything but a <meta> (a shortcut through the bytes that cannot yield an
+# encoding), each construct exactly as its branch below: any other byte; a comment ("the first
+# 0x3E byte which is preceded by two 0x2D bytes ... The two 0x2D bytes can be the same as those
+# in the '<!--' sequence"); "<!", "<?", "</" + not a letter (to the first ">"); a tag other than
+# <meta> (_OTHER_TAG); a "<" that starts none of these. The alternatives start differently, so
+# a construct that runs out of bytes stops the match there, and the loop meets it and ends.
+_PRESCAN_SKIP_RE = re.compile(
+    rb"(?:[^<]++"
+    rb"|<!(?=--)(?s:.*?)-->"
+    rb"|(?:<!(?!--)|<\?|</(?![A-Za-z]))[^>]*+>"
+    rb"|(?![<][Mm][Ee][Tt][Aa][\t\n\x0c\r /])(?=</?[A-Za-z])" + _OTHER_TAG
+    + rb"|<(?![!/?A-Za-z]))*+"
+)
 
 
 def _prescan_meta(data: bytes) -> PrescanResult | None:
-    n = len(data)
     position = 0
-    while position < n:
-        if data[position] != 0x3C:  # "Any other byte: Do nothing with that byte."
-            next_lt = data.find(b"<", position + 1)
-            if next_lt < 0:
-                return None
-            position = next_lt
-            continue
-        start = position
-        if data.startswith(b"<!--", position):
+    while True:
+        skipped = _PRESCAN_SKIP_RE.match(data, position)
+        markup = _PRESCAN_MARKUP_RE.search(data, skipped.end() if skipped is not None else position)
+        if markup is None:
+            return None
+        start = markup.start()
+        if markup["comment"] is not None:
             # "Advance the position pointer so that it points at the first 0x3E byte which is
             # preceded by two 0x2D bytes (i.e. at the end of an ASCII '-->' sequence) and comes
             # after the 0x3C byte that was found. (The two 0x2D bytes can be the same as those
             # in the '<!--' sequence.)"
-            end = data.find(b"-->", position + 2)
+            end = data.find(b"-->", start + 2)
             if end < 0:
                 return None
             position = end + 2
-        elif _is_meta_start(data, position):
-            found, position = _prescan_one_meta(data, position)
+        elif markup["meta"] is not None:
+            found, position = _prescan_one_meta(data, start)
             if found is _END:
                 return None
             if found is not None:
                 assert isinstance(found, PrescanResult)
                 return found
-        elif _is_letter(data, position + 1) or (
-            position + 1 < n and data[position + 1] == 0x2F and _is_letter(data, position + 2)
-        ):
+        elif markup["tag"] is not None:
             # "A sequence of bytes starting with a 0x3C byte (<), optionally a 0x2F byte (/),
             # and finally a byte in the range 0x41-0x5A or 0x61-0x7A (an ASCII letter)":
             # 1. "Advance the position pointer so that it points at the next 0x09, 0x0A, 0x0C,
             # 0x0D, 0x20, or 0x3E byte." 2. "Repeatedly get an attribute until no further
             # attributes can be found, then jump to the step below labeled next byte."
             # (_OTHER_TAG_RE: both steps; the bytes ran out when it does not match.)
-            tag = _OTHER_TAG_RE.match(data, position)
+            tag = _OTHER_TAG_RE.match(data, start)
             if tag is None:
                 return None
             position = tag.end() - 1  # the ">" where no further attribute was found
-        elif data.startswith((b"<!", b"</", b"<?"), position):
+        else:  # "<!", "</", "<?"
             # "Advance the position pointer so that it points at the first 0x3E byte which comes
             # after the 0x3C byte that was found."
-            end = data.find(b">", position + 1)
+            end = data.find(b">", start + 1)
             if end < 0:
                 return None
             position = end
         # "Next byte: Move position so it points at the next byte in the input byte stream."
         position = max(position, start) + 1
-    return None
-
-
-def _is_letter(data: bytes, position: int) -> bool:
-    return position < len(data) and (0x41 <= data[position] <= 0x5A or 0x61 <= data[position] <= 0x7A)
 
 
 def _skip_space_or_slash(data: bytes, position: int) -> int:
