@@ -99,6 +99,7 @@ def bench_hostile(lines: list[str]) -> None:
         "`<` repeated": b"<" * size,
         "`<meta ` repeated": (b"<meta " * (size // 6 + 1))[:size],
         "`<!--` repeated": (b"<!--" * (size // 4 + 1))[:size],
+        "`<!-- >` repeated": (b"<!-- >" * (size // 6 + 1))[:size],
         "`<meta charset=` unterminated attrs": (b"<meta charset=" * (size // 14 + 1))[:size],
     }
     base = None

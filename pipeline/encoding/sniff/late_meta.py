@@ -281,6 +281,10 @@ def _tag_end(data: bytes, start: int, pattern: re.Pattern[bytes]) -> re.Match[by
 
 
 def _comment_end(data: bytes, start: int) -> int:
+    # Both endings need a ">": one memchr answers for a comment that never ends, where the
+    # two substring searches below would crawl through every "--" (10 MB of "<!--": 20 ms).
+    if data.find(b">", start) < 0:
+        return -1
     ends = [i for i in (data.find(b"-->", start), data.find(b"--!>", start)) if i >= 0]
     if not ends:
         return -1
