@@ -1,7 +1,8 @@
 """`make bench`: decode speed, linearity on hostile input, end-to-end pages/s and peak RSS,
 each beside peers measured in the same run (machines are shared and noisy: read the ratios).
 
-Writes bench/RESULTS.md and prints it. `python -m bench --quick` uses a 20 MB crawl.
+Prints the tables; a complete run (no --only, no --quick) also writes bench/RESULTS.md.
+`python -m bench --quick` uses a 20 MB crawl.
 """
 
 from __future__ import annotations
@@ -194,7 +195,8 @@ def main() -> None:
         else:
             extract_bench.run(lines)
     text = "\n".join(lines) + "\n"
-    (ROOT / "bench" / "RESULTS.md").write_text(text)
+    if args.only is None and not args.quick:  # only a complete run replaces the record
+        (ROOT / "bench" / "RESULTS.md").write_text(text)
     print(text)
 
 
