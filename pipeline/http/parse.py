@@ -73,7 +73,8 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
         if head is None:
             return _error(raw, "http-malformed-status-line",
                           f"block does not start with an HTTP status line: {raw.http_block[:60]!r}")
-        status, headers, status_line = head.status, head.headers, head.status_line
+        # RFC 9110 §15: codes are 100-599; a stored "000" means the status is unknown.
+        status, headers, status_line = head.status or None, head.headers, head.status_line
         body = raw.http_block[head.body_start :]
         notes.extend(head.notes)
         content_type = _latin1(get_combined(headers, b"content-type"))

@@ -34,7 +34,6 @@ from pathlib import PurePath
 from typing import Any
 
 from pipeline.errors import RecordError
-from pipeline.http.message import parse_head
 from pipeline.sources.record import RawRecord
 
 BATCH_ROWS = 64  # rows per batch: bodies can be large, so keep batches small
@@ -52,18 +51,8 @@ def _to_bytes(value: Any) -> bytes:
         return text.encode("utf-8")
 
 
-def _headers(value: Any) -> tuple[int | None, tuple[tuple[bytes, bytes], ...]]:
-    """(status from a stored status line or None, header fields) from any supported form."""
-    if value is None:
-        return None, ()
-    if isinstance(value, (bytes, str)):
-        raw = _to_bytes(value)
-        if not raw.startswith(b"HTTP/"):
-            raw = b"HTTP/1.1 000 \r\n" + raw  # no status line stored: parse the fields only
-        head = parse_head(raw.rstrip(b"\r\n") + b"\r\n\r\n")
-        if head is None:
-            return None, ()
-        return (head.status or None), head.headers
+def _header_fields(value: Any) -> tuple[tuple[bytes, bytes], ...]:
+    """Header fields stored as a map or a list of (name, value) pairs."""
     items: list[tuple[bytes, bytes]] = []
     for entry in value:
         if isinstance(entry, dict):
@@ -72,7 +61,19 @@ def _headers(value: Any) -> tuple[int | None, tuple[tuple[bytes, bytes], ...]]:
             name, val = entry
         if name is not None and val is not None:
             items.append((_to_bytes(name), _to_bytes(val)))
-    return None, tuple(items)
+    return tuple(items)
+
+
+def _http_message(head: Any, status: Any, body: bytes) -> bytes:
+    """A raw header block (status line optional) and the body as one stored HTTP response,
+    for the http stage to parse like a WARC response block (sources never parse HTTP).
+    Without a stored status line the ``status`` column's code is used, else ``000``, which
+    the http stage reads as unknown."""
+    raw = _to_bytes(head).rstrip(b"\r\n")
+    if not raw.startswith(b"HTTP/"):
+        code = int(status) if status is not None else 0
+        raw = b"HTTP/1.1 %03d \r\n" % code + raw
+    return raw + b"\r\n\r\n" + body
 
 
 def _time(value: Any) -> str | None:
@@ -116,22 +117,27 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
 def _row(cols: dict[str, list[Any]], i: int, row: int, path: str, base: str) -> RawRecord | RecordError:
     try:
         body = cols["body"][i]
-        block = _to_bytes(body) if body is not None else b""
-        status, headers = _headers(cols["headers"][i] if "headers" in cols else None)
+        payload = _to_bytes(body) if body is not None else b""
+        head = cols["headers"][i] if "headers" in cols else None
         given = cols["status"][i] if "status" in cols else None
+        if isinstance(head, bytes | str):
+            block, headers, status = _http_message(head, given, payload), None, None
+        else:
+            headers = _header_fields(head) if head is not None else ()
+            block, status = payload, int(given) if given is not None else None
         record_id = cols["record_id"][i] if "record_id" in cols else None
         url = cols["url"][i]
         return RawRecord(
             warc_filename=path,
             warc_record_offset=row,
-            warc_record_length=len(block),
+            warc_record_length=len(payload),
             record_id=str(record_id) if record_id is not None
             else f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{base}#{row}')}>",
             record_type="response",
             url=str(url) if url is not None else None,
             fetch_time=_time(cols["fetch_time"][i] if "fetch_time" in cols else None),
             http_block=block,
-            http_status=int(given) if given is not None else status,
+            http_status=status,
             http_headers=headers,
         )
     except Exception as exc:  # noqa: BLE001 - one bad row is one error, not a dead file

@@ -30,7 +30,9 @@ def test_documented_schema_with_raw_header_block(tmp_path: Path) -> None:
     }))
     (rec,) = list(iter_records(path))
     assert isinstance(rec, RawRecord)
-    assert (rec.url, rec.fetch_time, rec.http_status, rec.record_type) == ("http://a.test/", "2026-01-02T03:04:05Z", 404, "response")
+    assert (rec.url, rec.fetch_time, rec.record_type) == ("http://a.test/", "2026-01-02T03:04:05Z", "response")
+    # sources never parse HTTP: a raw header block travels as a stored HTTP message
+    assert rec.http_headers is None and rec.http_block.startswith(b"HTTP/1.1 404 Not Found\r\n")
     assert rec.warc_record_offset == 0 and rec.warc_filename == path
     resp = parse_response(rec)
     assert not isinstance(resp, RecordError)
@@ -92,3 +94,16 @@ def test_a_parquet_file_with_another_name_is_recognised_by_its_magic(tmp_path: P
     path = write(tmp_path, pa.table({"url": ["http://a.test/"], "body": [b"x"]}), name="raw-table.bin")
     (rec,) = list(iter_records(path))
     assert isinstance(rec, RawRecord) and rec.url == "http://a.test/"
+
+
+def test_header_block_without_status_line_takes_the_status_column(tmp_path: Path) -> None:
+    path = write(tmp_path, pa.table({
+        "url": ["http://a.test/1", "http://a.test/2"],
+        "status": pa.array([410, None], pa.int32()),
+        "headers": [b"Content-Type: text/html\r\n", b"Content-Type: text/html\r\n"],
+        "body": [b"<p>a</p>", b"<p>b</p>"],
+    }))
+    first, second = (parse_response(r) for r in iter_records(path))  # type: ignore[arg-type]
+    assert not isinstance(first, RecordError) and not isinstance(second, RecordError)
+    assert (first.status, first.body, first.mime_type) == (410, b"<p>a</p>", "text/html")
+    assert (second.status, second.body) == (None, b"<p>b</p>")  # no status stored anywhere
