@@ -61,11 +61,15 @@ def run(
         typer.Option("--columns", help="Parquet sources: map OURS=THEIRS column names."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Stop at the first record error (for debugging).")
+    ] = False,
 ) -> None:
     """Decode archived crawls into Parquet tables under --out."""
     from pipeline.rules import RulesError, load_rules
     from pipeline.runners.local import run as run_local
     from pipeline.runners.progress import run_progress
+    from pipeline.runners.task import StrictModeError
     from pipeline.sources.inputs import expand_inputs
 
     try:
@@ -84,12 +88,17 @@ def run(
         resume=resume,
         columns=_parse_columns(columns or []),
         config_sources=sources,
+        strict=strict,
     )
-    if quiet or not sys.stderr.isatty():
-        summary = run_local(files, out, resolved, **kwargs)
-    else:
-        with run_progress(len(files), console) as progress:
-            summary = run_local(files, out, resolved, progress=progress, **kwargs)
+    try:
+        if quiet or not sys.stderr.isatty():
+            summary = run_local(files, out, resolved, **kwargs)
+        else:
+            with run_progress(len(files), console) as progress:
+                summary = run_local(files, out, resolved, progress=progress, **kwargs)
+    except StrictModeError as exc:
+        console.print(f"[red]--strict:[/red] {exc}")
+        raise typer.Exit(code=1) from None
     _print_summary(summary)
     if not summary.invariant_ok:
         for problem in summary.problems:

@@ -59,3 +59,15 @@ def test_decode_explains_a_meta_declared_page(tmp_path: Path) -> None:
     assert data["encoding"] == "Shift_JIS"
     assert data["encoding_source"] == "meta"
     assert "テスト" in data["text"]
+
+
+def test_strict_stops_at_the_first_record_error(tmp_path: Path) -> None:
+    # the sample holds broken records: recorded normally, fatal under --strict
+    broken = str(SAMPLE / "broken.warc.gz")
+    ok = runner.invoke(app, ["run", broken, "--out", str(tmp_path / "a"), "-q", "--workers", "1"])
+    assert ok.exit_code == 0, ok.output
+    strict = runner.invoke(
+        app, ["run", broken, "--out", str(tmp_path / "b"), "-q", "--workers", "1", "--strict"]
+    )
+    assert strict.exit_code == 1
+    assert "source" in strict.output

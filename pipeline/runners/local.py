@@ -157,6 +157,7 @@ def run(
     progress: ProgressFn | None = None,
     config_sources: dict[str, str] | None = None,
     executor: Executor | None = None,
+    strict: bool = False,
 ) -> RunSummary:
     """Decode every input into ``out``; returns the summary (also written to ``runs``)."""
     out = Path(out)
@@ -191,7 +192,7 @@ def run(
         if previous is not None and previous.path == path:
             done.append(previous)
         else:
-            tasks.append(Task(rank, path, run_id, str(out), rules, cols))
+            tasks.append(Task(rank, path, run_id, str(out), rules, cols, strict))
     resumed = len(done)
     if progress:
         for _ in range(resumed):

@@ -37,6 +37,11 @@ class Task:
     out: str
     rules: Rules
     columns: tuple[tuple[str, str], ...] = ()
+    strict: bool = False  # raise on the first record error instead of recording it
+
+
+class StrictModeError(RuntimeError):
+    """A record failed a stage while the run was started with ``--strict``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +93,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
         for item in iter_records(task.path, columns=columns):
             seen += 1
             if isinstance(item, RecordError):
+                _raise_if_strict(task, item)
                 errors += 1
                 sinks["errors"].write(error_row(item, task.run_id))
                 continue
@@ -105,6 +111,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
             elif isinstance(outcome, Skip):
                 skipped[outcome.reason] += 1
             else:
+                _raise_if_strict(task, outcome)
                 errors += 1
                 sinks["errors"].write(error_row(outcome, task.run_id))
             pending_records += 1
@@ -136,6 +143,13 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     _write_json_atomic(run_dir(out, task.run_id) / "_stats" / f"{task.rank:05d}.json", asdict(stats))
     _write_json_atomic(completion_marker(out, task.run_id, task.rank), {"path": task.path})
     return stats
+
+
+def _raise_if_strict(task: Task, error: RecordError) -> None:
+    if task.strict:
+        raise StrictModeError(
+            f"{error.warc_filename}@{error.offset}: {error.stage}/{error.error_type}: {error.message}"
+        )
 
 
 def _write_json_atomic(path: Path, data: object) -> None:
