@@ -25,7 +25,10 @@ RulesOpt = Annotated[
 ]
 PolicyOpt = Annotated[
     str | None,
-    typer.Option("--policy", help="standard (default) | browser | repair. Overrides the rules file."),
+    typer.Option(
+        "--policy", envvar="REDECODE_POLICY",
+        help="standard (default) | browser | repair. Overrides the rules file.",
+    ),
 ]
 
 
@@ -39,8 +42,19 @@ def _parse_columns(values: list[str]) -> dict[str, str]:
     return columns
 
 
+def _value_source(ctx: typer.Context, name: str, from_rules: bool = False) -> str:
+    """Where a resolved option came from: cli > env > rules file > default (kept in _run.json)."""
+    source = ctx.get_parameter_source(name)
+    if source is not None and source.name == "COMMANDLINE":
+        return "cli"
+    if source is not None and source.name == "ENVIRONMENT":
+        return "env"
+    return "rules" if from_rules else "default"
+
+
 @app.command()
 def run(
+    ctx: typer.Context,
     inputs: Annotated[
         list[str],
         typer.Argument(help="WARC/ARC/Parquet files, folders, globs, or @list.txt of paths."),
@@ -50,7 +64,8 @@ def run(
     rules: RulesOpt = None,
     policy: PolicyOpt = None,
     workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Processes (default: cores).")
+        int | None,
+        typer.Option("--workers", "-w", envvar="REDECODE_WORKERS", help="Processes (default: cores)."),
     ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Skip inputs already completed in the same run.")
@@ -79,8 +94,8 @@ def run(
         console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(code=2) from None
     sources = {
-        "policy": "cli" if policy else ("rules" if rules else "default"),
-        "workers": "cli" if workers else "default",
+        "policy": _value_source(ctx, "policy", from_rules=rules is not None),
+        "workers": _value_source(ctx, "workers"),
     }
     kwargs = dict(
         workers=workers or os.cpu_count() or 1,

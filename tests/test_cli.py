@@ -71,3 +71,16 @@ def test_strict_stops_at_the_first_record_error(tmp_path: Path) -> None:
     )
     assert strict.exit_code == 1
     assert "source" in strict.output
+
+
+def test_config_sources_are_recorded_cli_over_env(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["run", str(SAMPLE / "sample.arc.gz"), "--out", str(out), "-q", "--run-id", "c",
+              "--workers", "1"],
+        env={"REDECODE_POLICY": "browser", "REDECODE_WORKERS": "2"},
+    )
+    assert result.exit_code == 0, result.output
+    config = json.loads((out / "_runs" / "c" / "_run.json").read_text())
+    assert config["sources"] == {"policy": "env", "workers": "cli"}
+    assert config["rules"]["encoding"]["policy"] == "browser"
