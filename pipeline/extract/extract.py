@@ -8,14 +8,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from selectolax.lexbor import LexborHTMLParser
+
 from pipeline.encoding.lookup import get_an_encoding
+from pipeline.extract import walk
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import choose_language, detect_language
-from pipeline.extract.links import extract_links
-from pipeline.extract.main_text import extract_main_text
+from pipeline.extract.links import extract_links, link_candidates
+from pipeline.extract.main_text import main_text_of, marked_text
 from pipeline.extract.meta import Metadata, extract_metadata
 from pipeline.extract.options import ExtractOptions
-from pipeline.extract.tree import MAX_UNCLOSED_NESTING, parse_document, scan, unclosed_nesting
+from pipeline.extract.tree import (
+    MAX_UNCLOSED_NESTING,
+    Scan,
+    TagIndex,
+    parse_document,
+    scan,
+    unclosed_nesting,
+)
 from pipeline.extract.urls import parse_url
 
 _DEFAULT_OPTIONS = ExtractOptions()
@@ -62,43 +72,54 @@ def extract(
     depth = unclosed_nesting(text)
     if depth > MAX_UNCLOSED_NESTING:
         return _empty(page_url, (f"parse: too-deep: ~{depth} unclosed nested containers",))
+    fast = walk.AVAILABLE
+    found: Scan | None = None
     try:
         tree = parse_document(text)
-        found = scan(tree)
+        if fast:  # the compiled walks: the same results (tests/unit/test_walk.py), faster
+            elements, total_links, candidates = walk.links(tree, options.max_links)
+            tags: Scan | TagIndex = TagIndex(tree)
+        else:
+            found = tags = scan(tree)
+            elements, total_links = found.elements, len(found.links)
     except Exception as exc:  # nothing to extract from; the caller records the error
         return _empty(page_url, (_failure("parse", exc),))
 
     meta = Metadata(None, None, {}, None, page_url, None, None)
     try:
-        meta = extract_metadata(found, page_url, doc_encoding)
+        meta = extract_metadata(tags, page_url, doc_encoding)
     except Exception as exc:  # a bug must not cost the record its other fields
         errors.append(_failure("metadata", exc))
 
     links: tuple[Link, ...] = ()
     bad_urls = links_truncated = 0
     try:
+        if found is not None:
+            candidates = link_candidates(found, options.max_links)
         links, bad_urls, links_truncated = extract_links(
-            found, meta.base_url, page_url, doc_encoding, options.max_links
+            candidates, total_links, meta.base_url, page_url, doc_encoding, options.max_links
         )
     except Exception as exc:
         errors.append(_failure("links", exc))
 
     main_text, visible = "", ""
     try:
-        prune = found.elements <= options.max_pruned_elements
-        main_text, visible = extract_main_text(
-            tree, options if prune else _without_pruning(options), found.invisible
-        )
+        prune = elements <= options.max_pruned_elements
+        first = options if prune else _without_pruning(options)
+        marked, visible = _marked(tree, first, found)
+        main_text = main_text_of(marked, first)
         if (
             prune
-            and found.elements <= RETRY_MAX_ELEMENTS
+            and elements <= RETRY_MAX_ELEMENTS
             and options.prune_patterns
             and len(main_text) < options.fallback_min_chars
             and len(visible) >= FALLBACK_RATIO * options.fallback_min_chars
         ):
-            # The tree is pruned and marked: score a fresh parse without the patterns.
+            # Score again without the class/id patterns (the Python path pruned and
+            # marked the tree: it needs a fresh parse).
             retry = replace(options, prune_patterns=False)
-            second, _ = extract_main_text(parse_document(text), retry)
+            again, _ = _marked(tree if fast else parse_document(text), retry, None)
+            second = main_text_of(again, retry)
             if len(second) > len(main_text):
                 main_text = second
     except Exception as exc:
@@ -152,6 +173,16 @@ def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
         base_url=base_url, html_lang=None, lang=None, lang_detected=None, main_text="",
         text_length=0, links=(), bad_urls=0, errors=errors,
     )
+
+
+def _marked(tree: LexborHTMLParser, options: ExtractOptions, found: Scan | None) -> tuple[str, str]:
+    """(marked scope text, visible text): the compiled walk, or the Python reference
+    (which mutates the tree) when ``found`` is the Python path's scan."""
+    if found is None and walk.AVAILABLE:
+        return walk.main_text(tree, options.drop_boilerplate_tags, options.drop_hidden,
+                              options.prune_patterns, options.prefer_article,
+                              options.prune_max_share, options.article_min_share)
+    return marked_text(tree, options, found.invisible if found is not None else None)
 
 
 def _without_pruning(options: ExtractOptions) -> ExtractOptions:

@@ -13,15 +13,21 @@ Decision, per record:
 
 from __future__ import annotations
 
+from array import array
 from functools import lru_cache
 from typing import Any
+
+try:
+    from pipeline.extract import _dfa  # type: ignore[attr-defined]
+except ImportError:  # built without a compiler: py3langid's Python walk
+    _dfa = None
 
 #: Below this normalised probability the detector's answer is not recorded.
 MIN_DETECTED = 0.5
 #: The detector overrules a well-formed ``<html lang>`` only at this confidence.
 OVERRULE = 0.99
-#: Text fed to the detector: its cost grows linearly (py3langid walks the UTF-8 bytes
-#: in Python: about 0.25 ms per 300 characters) and a few sentences are enough.
+#: Text fed to the detector: a few sentences are enough (the NFC normalisation, the
+#: feature walk and the scoring all grow with it).
 MAX_CHARS = 300
 #: Shorter texts are not worth detecting.
 MIN_CHARS = 20
@@ -35,7 +41,26 @@ _SAME = {frozenset({"no", "nb"}), frozenset({"no", "nn"}), frozenset({"ms", "id"
 def _identifier() -> Any:
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    if _dfa is None:
+        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+    class CompiledWalk(LanguageIdentifier):
+        """py3langid with its byte DFA walk in C (``_dfa.c``): the same features in the
+        same order, so the same scores (tests/unit/test_lang.py)."""
+
+        __slots__ = ("_output",)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._output = array("i", self.tk_output)
+
+        def _raw_score(self, text: bytes) -> Any:
+            visits = _dfa.visit_counts(self.tk_nextmove, self.tk_row, self._output, text)
+            if visits:
+                return self._sparse_score(visits, self.nb_ptc)
+            return super()._raw_score(text)  # no features: py3langid's own fill
+
+    return CompiledWalk.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def detect_language(text: str) -> tuple[str, float] | None:

@@ -21,15 +21,39 @@ _TAG_ID = {name: tag_id for tag_id, name in tag_ids(("a", "area")).items()}
 _A_ID, _AREA_ID = _TAG_ID["a"], _TAG_ID["area"]
 
 
+def link_candidates(found: Scan, max_links: int) -> list[tuple[str, str, str | None, str | None]]:
+    """(tag, href, rel, text) of the ``a``, ``area`` and ``link`` elements with an href
+    among the first ``max_links`` of them, in tree order — text is the anchor's text
+    (``node.text()``), the ``alt`` of an ``area``, "" for a ``link``. The pure-Python
+    reference of :func:`pipeline.extract.walk.links`.
+    """
+    out = []
+    a_id, area_id = _A_ID, _AREA_ID
+    for node in found.links[:max_links]:
+        # (``node.attrs.get`` costs more: a missing attribute raises KeyError inside it)
+        attrs = node.attributes
+        href = attrs.get("href")
+        if href is None:
+            continue
+        tag_id = node.tag_id
+        if tag_id == a_id:
+            out.append(("a", href, attrs.get("rel"), node.text()))
+        elif tag_id == area_id:
+            out.append(("area", href, attrs.get("rel"), attrs.get("alt")))
+        else:
+            out.append(("link", href, attrs.get("rel"), ""))
+    return out
+
+
 def extract_links(
-    found: Scan, base_url: str | None, page_url: str | None, encoding: str,
-    max_links: int = 10_000,
+    candidates: list[tuple[str, str, str | None, str | None]], total: int,
+    base_url: str | None, page_url: str | None, encoding: str, max_links: int = 10_000,
 ) -> tuple[tuple[Link, ...], int, int]:
     """Every link of the document, in tree order, the count of hrefs that failed, and the
     count of links beyond ``max_links`` (elements not looked at).
 
-    ``found`` is :func:`pipeline.extract.tree.scan`'s result (its ``"links"`` list holds
-    the ``a``, ``area`` and ``link`` elements in tree order). ``internal`` is whether the
+    ``candidates`` is :func:`link_candidates`' (or the compiled walk's) result, ``total``
+    the number of ``a``, ``area`` and ``link`` elements. ``internal`` is whether the
     target's registered domain equals the page's (None when either has no registered
     domain, e.g. ``mailto:`` or a page without URL).
     """
@@ -58,34 +82,19 @@ def extract_links(
     links: list[Link] = []
     append = links.append
     bad = 0
-    candidates = found.links
-    truncated = max(0, len(candidates) - max_links)
-    a_id, area_id = _A_ID, _AREA_ID
-    for node in candidates[:max_links] if truncated else candidates:
-        # (``node.attrs.get`` costs more: a missing attribute raises KeyError inside it)
-        attrs = node.attributes
-        href = attrs.get("href")
-        if href is None:
-            continue
-        tag_id = node.tag_id
-        rel = attrs.get("rel")
+    truncated = max(0, total - max_links)
+    for tag, href, rel, text in candidates:
         keywords = rel_keywords(rel) if rel else ()
-        if tag_id == a_id:
-            tag = "a"
+        if tag == "a":
             # Anchor text: every run of whitespace (Unicode's, NBSP included) becomes one
             # space. Text that is printable (so has no whitespace but U+0020), without
             # doubled, leading or trailing spaces, is already collapsed.
-            text = node.text()
             if not (text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "):
                 text = " ".join(text.split())
-        elif tag_id == area_id:
-            tag = "area"
-            text = " ".join((attrs.get("alt") or "").split())
-        else:
-            tag = "link"
-            if not LINK_RELS.intersection(keywords):
-                continue
-            text = ""
+        elif tag == "area":
+            text = " ".join((text or "").split())
+        elif not LINK_RELS.intersection(keywords):
+            continue
         # Per distinct href: its target and whether it is internal (computed once).
         known = seen.get(href)
         if known is None:
@@ -96,7 +105,6 @@ def extract_links(
             continue
         append(_new_link(target, text, rel, tag, "href", internal, "nofollow" in keywords))
     return tuple(links), bad, truncated
-
 
 
 def _link_factory() -> Callable[[str, str, str | None, str, str, bool | None, bool], Link]:

@@ -337,10 +337,12 @@ def score_blocks(blocks: list[str], options: ExtractOptions) -> list[str]:
     return [text for text in map(_clean, best_body) if text]
 
 
-def extract_main_text(
+def marked_text(
     tree: LexborHTMLParser, options: ExtractOptions, invisible: list[LexborNode] | None = None
 ) -> tuple[str, str]:
-    """The main text of a parsed document and its whole visible text.
+    """The scoring scope's text with ExtractContent's block, line and link markers, and
+    the document's whole visible text — the pure-Python reference of
+    :func:`pipeline.extract.walk.main_text`.
 
     The visible text is the body's text nodes, each stripped, joined by spaces.
     ``invisible`` is the never-rendered elements in tree order when the caller already has
@@ -363,5 +365,20 @@ def extract_main_text(
         _prune(scope, _PATTERN_CANDIDATES, _classed_test(_patterns(BOILERPLATE_PATTERNS)),
                options.prune_max_share)
     _mark(scope, in_container=scope.mem_id != root.mem_id)
-    blocks = scope.text().split(_HARD)
-    return "\n".join(score_blocks(blocks, options)), visible
+    return scope.text(), visible
+
+
+def main_text_of(marked: str, options: ExtractOptions) -> str:
+    """The main text from :func:`marked_text`'s marked text: blocks scored, best cluster."""
+    return "\n".join(score_blocks(marked.split(_HARD), options))
+
+
+def extract_main_text(
+    tree: LexborHTMLParser, options: ExtractOptions, invisible: list[LexborNode] | None = None
+) -> tuple[str, str]:
+    """The main text of a parsed document and its whole visible text (Python path).
+
+    MUTATES ``tree``: see :func:`marked_text`.
+    """
+    marked, visible = marked_text(tree, options, invisible)
+    return main_text_of(marked, options), visible

@@ -14,6 +14,7 @@ from selectolax.lexbor import LexborNode
 from pipeline.extract.tree import (
     ASCII_WHITESPACE,
     Scan,
+    TagIndex,
     is_html_element,
     rel_keywords,
     strip_and_collapse,
@@ -78,10 +79,11 @@ def document_base_url(bases: list[LexborNode], url: str | None, encoding: str) -
     return (resolved if resolved is not None else url), href
 
 
-def extract_metadata(found: Scan, url: str | None, encoding: str) -> Metadata:
+def extract_metadata(found: Scan | TagIndex, url: str | None, encoding: str) -> Metadata:
     """Collect every metadata field of a parsed document (the tree is not modified).
 
-    ``found`` is :func:`pipeline.extract.tree.scan`'s result; ``url`` is the parsed record URL (or None); ``encoding`` the document's WHATWG name.
+    ``found`` gives the elements by tag (:func:`pipeline.extract.tree.scan`'s result or a
+    :class:`~pipeline.extract.tree.TagIndex`); ``url`` is the parsed record URL (or None); ``encoding`` the document's WHATWG name.
     Meta values are ASCII-whitespace stripped; the first non-empty one of a key wins;
     ``property`` and ``name`` forms both count; key matching is ASCII case-insensitive.
     """

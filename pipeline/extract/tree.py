@@ -215,3 +215,20 @@ def scan(tree: LexborHTMLParser) -> Scan:
         elif tag in _INVISIBLE:
             invisible.append(node)
     return Scan(tags, links, invisible, elements)
+
+
+class TagIndex:
+    """Elements by tag name in tree order, looked up on demand (Lexbor's
+    getElementsByTagName): what metadata needs when the compiled walk replaced ``scan``.
+
+    >>> [n.tag for n in TagIndex(parse_document("<title>t</title><p>x"))["title"]]
+    ['title']
+    """
+
+    __slots__ = ("_tree",)
+
+    def __init__(self, tree: LexborHTMLParser) -> None:
+        self._tree = tree
+
+    def __getitem__(self, tag: str) -> list[LexborNode]:
+        return self._tree.tags(tag)

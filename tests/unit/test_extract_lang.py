@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pipeline.extract import extract
 from pipeline.extract.lang import choose_language, detect_language, primary_subtag
 
@@ -34,3 +37,40 @@ def test_html_lang_wins_unless_the_detector_is_confident_otherwise() -> None:
 def test_extract_records_both_languages() -> None:
     e = extract(f'<html lang="en"><div><p>{GERMAN}</p><p>{GERMAN}</p></div>', "https://x.de/", "UTF-8")
     assert (e.html_lang, e.lang_detected, e.lang) == ("en", "de", "de")
+
+
+# --- the compiled DFA walk (pipeline/extract/_dfa.c) against py3langid's own ----------
+
+_SAMPLES = [
+    "Le chat est sur la table et il dort depuis ce matin.",
+    "Der schnelle braune Fuchs springt über den faulen Hund.",
+    "日本語の文章です。今日はいい天気ですね。",
+    "Быстрая коричневая лиса перепрыгивает через ленивую собаку.",
+    "", "a", "\u00a0\u3000", "🙂" * 50, "x" * 400,
+]
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_compiled_feature_walk_equals_py3langids(text: str) -> None:
+    _assert_same_walk(text)
+
+
+def test_compiled_feature_walk_on_real_languages() -> None:
+    for text in _SAMPLES:
+        _assert_same_walk(text)
+
+
+def _assert_same_walk(text: str) -> None:
+    from py3langid.langid import visit_counts
+
+    from pipeline.extract import lang
+
+    identifier = lang._identifier()
+    assert type(identifier).__name__ == "CompiledWalk", "pipeline.extract._dfa is not built"
+    data = identifier._encode(text)
+    expected = visit_counts(identifier.tk_nextmove, identifier._rowbase, identifier.tk_output, data)
+    got = lang._dfa.visit_counts(identifier.tk_nextmove, identifier.tk_row, identifier._output, data)
+    assert got == expected
+    if got is not None:
+        assert list(got) == list(expected)  # the order the scores are summed in

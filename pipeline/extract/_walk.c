@@ -1,0 +1,879 @@
+/* Compiled tree walks over the Lexbor DOM that selectolax builds.
+ *
+ * The extractors' per-node work (finding links, measuring text, pruning and marking
+ * ExtractContent blocks) is what costs in pure Python: each node crossing the
+ * selectolax API is a Python object, an attribute dict, a str. Here the same walks
+ * read Lexbor's structs directly and hand Python only the results: link tuples, the
+ * visible text, the marked block text. They never modify the tree.
+ *
+ * What is read, and only read: the node, element, attribute and character-data
+ * structs of Lexbor 3.1.0 (the version selectolax 1.0.2 bundles; field order
+ * copied from lexbor/dom/interfaces/{node,element,attr,character_data}.h and
+ * lexbor/core/{str,hash}.h, Apache-2.0). Python learns the tag and attribute ids
+ * from parsed samples through selectolax's own API and checks every walk against
+ * the pure-Python reference on a self-test document before the walks are used
+ * (pipeline/extract/walk.py), so a layout change disables this module instead of
+ * misreading memory.
+ *
+ * Semantics mirrored exactly (tests/unit/test_walk.py compares both paths):
+ *   - selectolax's LexborNode.text(): the text nodes of the subtree in tree order,
+ *     concatenated; with strip=True each one is str.strip()ped (Python's Unicode
+ *     whitespace) and the parts joined by the separator; skip_empty drops text nodes
+ *     made only of ASCII whitespace (space, TAB, LF, FF, CR).
+ *   - LexborNode.attributes: keyed by the qualified name; a value-less attribute
+ *     is None.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- Lexbor 3.1.0 struct layouts (read-only views) ---------------------------- */
+
+typedef struct lxnode lxnode;
+struct lxnode {
+    void *events;              /* lxb_dom_event_target_t */
+    uintptr_t local_name;      /* tag id (elements), attribute id (attributes) */
+    uintptr_t prefix;
+    uintptr_t ns;
+    void *owner_document;
+    lxnode *next;
+    lxnode *prev;
+    lxnode *parent;
+    lxnode *first_child;
+    lxnode *last_child;
+    void *user;
+    int type;                  /* lxb_dom_node_type_t */
+};
+
+typedef struct {
+    unsigned char *data;
+    size_t length;
+} lxstr;
+
+typedef struct {
+    lxnode node;
+    lxstr data;
+} lxchardata;
+
+typedef struct lxattr lxattr;
+
+typedef struct {
+    lxnode node;
+    uintptr_t upper_name;
+    uintptr_t qualified_name;
+    lxstr *is_value;
+    lxattr *first_attr;
+    lxattr *last_attr;
+} lxelement;
+
+struct lxattr {
+    lxnode node;
+    uintptr_t upper_name;
+    uintptr_t qualified_name;
+    lxstr *value;
+    lxelement *owner;
+    lxattr *next;
+    lxattr *prev;
+};
+
+#define LX_HASH_SHORT_SIZE 16
+typedef struct {
+    union {
+        unsigned char *long_str;
+        unsigned char short_str[LX_HASH_SHORT_SIZE + 1];
+    } u;
+    size_t length;
+    void *next;
+} lxhash_entry;  /* first member of lxb_dom_attr_data_t: a dynamic id points at it */
+
+#define NODE_ELEMENT 1
+#define NODE_TEXT 3
+/* Static ids are small table indexes; ids of names outside Lexbor's tables are
+ * pointers to their hash entries (lxb_dom_attr_data_by_id, lxb_tag_data_by_id). */
+#define DYNAMIC_ID_MIN 4096
+
+/* ---- configuration (set once from Python) ------------------------------------- */
+
+enum {
+    F_INVISIBLE = 1 << 0,
+    F_BOILERPLATE = 1 << 1,
+    F_PATTERN = 1 << 2,
+    F_ARTICLE = 1 << 3,
+};
+enum { K_NONE = 0, K_BLOCK = 1, K_LINE = 2, K_LINK = 3 };
+enum { A_HREF, A_REL, A_ALT, A_CLASS, A_ID, A_STYLE, A_HIDDEN, A_ARIA_HIDDEN, A_ROLE,
+       A_ITEMPROP, A_COUNT };
+static const char *ATTR_NAMES[A_COUNT] = {
+    "href", "rel", "alt", "class", "id", "style", "hidden", "aria-hidden", "role", "itemprop",
+};
+
+#define TAG_TABLE 512
+static unsigned char tag_flags[TAG_TABLE];
+static unsigned char kinds[TAG_TABLE];            /* ExtractContent marks, page scope */
+static unsigned char container_kinds[TAG_TABLE];  /* ... inside an article container */
+static uintptr_t text_tag_id, a_tag_id, area_tag_id, link_tag_id;
+static uintptr_t attr_static_id[A_COUNT];         /* 0: the name has no static id */
+static PyObject *style_hidden_fn;                 /* str -> bool */
+static PyObject *names_boilerplate_fn;            /* str -> bool */
+static PyObject *role_boilerplate_fn;             /* str -> bool */
+static int configured;
+
+/* ---- growable buffers ---------------------------------------------------------- */
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} buf_t;
+
+static int buf_put(buf_t *b, const void *src, size_t n) {
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n) cap *= 2;
+        char *grown = PyMem_Realloc(b->data, cap);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    if (n) memcpy(b->data + b->len, src, n);
+    b->len += n;
+    return 0;
+}
+
+typedef struct {
+    lxnode **items;
+    size_t len, cap;
+} nodes_t;
+
+static int nodes_push(nodes_t *v, lxnode *n) {
+    if (v->len == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 64;
+        lxnode **grown = PyMem_Realloc(v->items, cap * sizeof(lxnode *));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        v->items = grown;
+        v->cap = cap;
+    }
+    v->items[v->len++] = n;
+    return 0;
+}
+
+/* An open-addressing set of node pointers (the pruned subtrees). */
+typedef struct {
+    lxnode **slots;
+    size_t mask, len;
+} nodeset_t;
+
+static size_t ptr_hash(const lxnode *p) {
+    uintptr_t x = (uintptr_t)p >> 4;
+    x ^= x >> 17;
+    x *= 0xed5ad4bbU;
+    x ^= x >> 11;
+    return (size_t)x;
+}
+
+static int nodeset_add(nodeset_t *s, lxnode *n) {
+    if ((s->len + 1) * 2 > s->mask + 1 || s->slots == NULL) {
+        size_t size = s->slots ? (s->mask + 1) * 2 : 64;
+        while ((s->len + 1) * 2 > size) size *= 2;
+        lxnode **slots = PyMem_Calloc(size, sizeof(lxnode *));
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (s->slots) {
+            for (size_t i = 0; i <= s->mask; i++) {
+                lxnode *old = s->slots[i];
+                if (old == NULL) continue;
+                size_t j = ptr_hash(old) & (size - 1);
+                while (slots[j]) j = (j + 1) & (size - 1);
+                slots[j] = old;
+            }
+            PyMem_Free(s->slots);
+        }
+        s->slots = slots;
+        s->mask = size - 1;
+    }
+    size_t i = ptr_hash(n) & s->mask;
+    while (s->slots[i]) {
+        if (s->slots[i] == n) return 0;
+        i = (i + 1) & s->mask;
+    }
+    s->slots[i] = n;
+    s->len++;
+    return 0;
+}
+
+static int nodeset_has(const nodeset_t *s, const lxnode *n) {
+    if (s->len == 0) return 0;
+    size_t i = ptr_hash(n) & s->mask;
+    while (s->slots[i]) {
+        if (s->slots[i] == n) return 1;
+        i = (i + 1) & s->mask;
+    }
+    return 0;
+}
+
+/* ---- node helpers -------------------------------------------------------------- */
+
+static inline unsigned tag_of(const lxnode *n) {
+    return n->local_name < TAG_TABLE ? (unsigned)n->local_name : 0;
+}
+
+static inline int is_text(const lxnode *n) {
+    return n->type == NODE_TEXT && n->local_name == text_tag_id;
+}
+
+/* The attribute named ATTR_NAMES[which], or NULL (lxb_dom_attr_qualified_name). */
+static lxattr *find_attr(const lxnode *n, int which) {
+    const char *name = ATTR_NAMES[which];
+    size_t name_len = strlen(name);
+    uintptr_t want = attr_static_id[which];
+    for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
+        uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
+        if (id < DYNAMIC_ID_MIN) {
+            if (want && id == want) return a;
+            continue;
+        }
+        const lxhash_entry *entry = (const lxhash_entry *)id;
+        if (entry->length != name_len) continue;
+        const unsigned char *s = entry->length <= LX_HASH_SHORT_SIZE ? entry->u.short_str
+                                                                     : entry->u.long_str;
+        if (memcmp(s, name, name_len) == 0) return a;
+    }
+    return NULL;
+}
+
+/* The attribute's value bytes, or NULL for a value-less attribute (selectolax: None). */
+static const lxstr *attr_value(const lxattr *a) {
+    if (a == NULL || a->value == NULL || a->value->data == NULL) return NULL;
+    return a->value;
+}
+
+static PyObject *value_or_none(const lxattr *a) {
+    const lxstr *v = attr_value(a);
+    if (v == NULL) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8((const char *)v->data, (Py_ssize_t)v->length, "replace");
+}
+
+static int value_equals(const lxattr *a, const char *s) {
+    const lxstr *v = attr_value(a);
+    size_t n = strlen(s);
+    return v != NULL && v->length == n && memcmp(v->data, s, n) == 0;
+}
+
+static int value_equals_ascii_ci(const lxattr *a, const char *s) {
+    const lxstr *v = attr_value(a);
+    size_t n = strlen(s);
+    if (v == NULL || v->length != n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = v->data[i];
+        if (c >= 'A' && c <= 'Z') c += 32;
+        if (c != (unsigned char)s[i]) return 0;
+    }
+    return 1;
+}
+
+/* ---- UTF-8 and Python's str.strip() -------------------------------------------- */
+
+/* Py_UNICODE_ISSPACE for the code points str.strip() removes. */
+static inline int py_space(uint32_t c) {
+    if (c < 0x80) return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20);
+    return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+           c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
+}
+
+static inline size_t utf8_seq_len(unsigned char b) {
+    return b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+}
+
+static inline uint32_t utf8_at(const unsigned char *s, size_t n) {
+    switch (n) {
+    case 1: return s[0];
+    case 2: return ((uint32_t)(s[0] & 0x1f) << 6) | (s[1] & 0x3f);
+    case 3: return ((uint32_t)(s[0] & 0x0f) << 12) | ((uint32_t)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+    default:
+        return ((uint32_t)(s[0] & 0x07) << 18) | ((uint32_t)(s[1] & 0x3f) << 12) |
+               ((uint32_t)(s[2] & 0x3f) << 6) | (s[3] & 0x3f);
+    }
+}
+
+/* Byte bounds of the stripped text and its length in code points. The data is valid
+ * UTF-8 (selectolax encodes a str; Lexbor writes U+FFFD for what it replaces). */
+static size_t strip_utf8(const unsigned char *s, size_t n, size_t *start, size_t *end) {
+    size_t i = 0, j = n;
+    while (i < j) {
+        size_t k = utf8_seq_len(s[i]);
+        if (i + k > j || !py_space(utf8_at(s + i, k))) break;
+        i += k;
+    }
+    while (j > i) {
+        size_t k = j - 1;
+        while (k > i && (s[k] & 0xc0) == 0x80) k--;
+        if (!py_space(utf8_at(s + k, j - k))) break;
+        j = k;
+    }
+    *start = i;
+    *end = j;
+    size_t chars = 0;
+    for (size_t p = i; p < j; p++) chars += (s[p] & 0xc0) != 0x80;
+    return chars;
+}
+
+static inline int ascii_ws_only(const lxstr *t) {
+    for (size_t i = 0; i < t->length; i++) {
+        unsigned char c = t->data[i];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\f' && c != '\r') return 0;
+    }
+    return 1;
+}
+
+static inline const lxstr *text_data(const lxnode *n) {
+    return &((const lxchardata *)n)->data;
+}
+
+/* ---- the walk ---------------------------------------------------------------- */
+
+/* Visits the subtree under `scope` (not scope itself) in tree order. `enter` returns
+ * 1 to descend, 0 to skip the node's subtree, -1 on error; `leave` runs after the
+ * children of every entered element. */
+typedef struct walker walker;
+struct walker {
+    int (*enter)(walker *, lxnode *);
+    int (*leave)(walker *, lxnode *);
+};
+
+static int walk(lxnode *scope, walker *w) {
+    lxnode *n = scope->first_child;
+    while (n != NULL) {
+        int go = w->enter(w, n);
+        if (go < 0) return -1;
+        if (go && n->first_child != NULL) {
+            n = n->first_child;
+            continue;
+        }
+        if (go && n->type == NODE_ELEMENT && w->leave && w->leave(w, n) < 0) return -1;
+        for (;;) {
+            if (n->next != NULL) {
+                n = n->next;
+                break;
+            }
+            n = n->parent;
+            if (n == NULL || n == scope) {
+                n = NULL;
+                break;
+            }
+            if (n->type == NODE_ELEMENT && w->leave && w->leave(w, n) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* A stack of text lengths at element entry, indexed by depth: length of an element's
+ * text = the running total when it is left minus the total when it was entered. */
+typedef struct {
+    size_t *items;
+    size_t len, cap;
+} sizes_t;
+
+static int sizes_push(sizes_t *v, size_t x) {
+    if (v->len == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 64;
+        size_t *grown = PyMem_Realloc(v->items, cap * sizeof(size_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        v->items = grown;
+        v->cap = cap;
+    }
+    v->items[v->len++] = x;
+    return 0;
+}
+
+/* ---- links ------------------------------------------------------------------- */
+
+/* Concatenated text of the subtree (LexborNode.text()). */
+static int subtree_text(lxnode *scope, buf_t *out) {
+    lxnode *n = scope->first_child;
+    while (n != NULL) {
+        if (is_text(n)) {
+            const lxstr *t = text_data(n);
+            if (t->data != NULL && buf_put(out, t->data, t->length) < 0) return -1;
+        }
+        if (n->first_child != NULL) {
+            n = n->first_child;
+            continue;
+        }
+        while (n != NULL && n != scope && n->next == NULL) n = n->parent;
+        n = (n == NULL || n == scope) ? NULL : n->next;
+    }
+    return 0;
+}
+
+static PyObject *link_tuple(lxnode *n, const char *tag, buf_t *tmp) {
+    PyObject *href = value_or_none(find_attr(n, A_HREF));
+    if (href == NULL) return NULL;
+    PyObject *rel = value_or_none(find_attr(n, A_REL));
+    if (rel == NULL) {
+        Py_DECREF(href);
+        return NULL;
+    }
+    PyObject *text;
+    if (n->local_name == a_tag_id) {
+        tmp->len = 0;
+        if (subtree_text(n, tmp) < 0) {
+            Py_DECREF(href);
+            Py_DECREF(rel);
+            return NULL;
+        }
+        text = PyUnicode_DecodeUTF8(tmp->data ? tmp->data : "", (Py_ssize_t)tmp->len, "replace");
+    } else if (n->local_name == area_tag_id) {
+        text = value_or_none(find_attr(n, A_ALT));
+    } else {
+        text = PyUnicode_FromStringAndSize("", 0);
+    }
+    if (text == NULL) {
+        Py_DECREF(href);
+        Py_DECREF(rel);
+        return NULL;
+    }
+    return Py_BuildValue("(sNNN)", tag, href, rel, text);
+}
+
+static PyObject *py_links(PyObject *self, PyObject *args) {
+    unsigned long long root_id;
+    Py_ssize_t max_links;
+    if (!PyArg_ParseTuple(args, "Kn", &root_id, &max_links)) return NULL;
+    if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    lxnode *root = (lxnode *)(uintptr_t)root_id;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    buf_t tmp = {0};
+    Py_ssize_t elements = 0, candidates = 0;
+    lxnode *n = root;
+    while (n != NULL) {
+        if (n->type != NODE_TEXT) elements++;  /* LexborNode.traverse(): comments too */
+        if (n->type == NODE_ELEMENT) {
+            uintptr_t id = n->local_name;
+            const char *tag = id == a_tag_id ? "a" : id == area_tag_id ? "area"
+                            : id == link_tag_id ? "link" : NULL;
+            if (tag != NULL && candidates++ < max_links && attr_value(find_attr(n, A_HREF)) != NULL) {
+                PyObject *item = link_tuple(n, tag, &tmp);
+                if (item == NULL || PyList_Append(out, item) < 0) {
+                    Py_XDECREF(item);
+                    Py_DECREF(out);
+                    PyMem_Free(tmp.data);
+                    return NULL;
+                }
+                Py_DECREF(item);
+            }
+        }
+        if (n->first_child != NULL) {
+            n = n->first_child;
+            continue;
+        }
+        while (n != NULL && n != root && n->next == NULL) n = n->parent;
+        n = (n == NULL || n == root) ? NULL : n->next;
+    }
+    PyMem_Free(tmp.data);
+    return Py_BuildValue("(nnN)", elements, candidates, out);
+}
+
+/* ---- main text --------------------------------------------------------------- */
+
+typedef struct {
+    lxnode *node;
+    size_t length;
+} measured_t;
+
+typedef struct {
+    measured_t *items;
+    size_t len, cap;
+} measures_t;
+
+static int measures_push(measures_t *v, lxnode *n, size_t length) {
+    if (v->len == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 32;
+        measured_t *grown = PyMem_Realloc(v->items, cap * sizeof(measured_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        v->items = grown;
+        v->cap = cap;
+    }
+    v->items[v->len].node = n;
+    v->items[v->len].length = length;
+    v->len++;
+    return 0;
+}
+
+enum { TEST_NONE, TEST_ARTICLE, TEST_STRUCTURE, TEST_PATTERN };
+
+/* One measuring pass: the running stripped-text length, and the length of every
+ * element the pass's test selects. */
+typedef struct {
+    walker w;
+    int test;
+    int drop_tags, drop_hidden;
+    const nodeset_t *removed;
+    size_t total;           /* sum of stripped text lengths so far */
+    sizes_t starts;         /* total at entry, per open element */
+    nodes_t open;           /* the open elements, parallel to starts */
+    measures_t found;       /* selected elements and their text lengths */
+    buf_t visible;          /* the visible text (only when `want_visible`) */
+    buf_t names;            /* scratch: class and id of a pattern candidate */
+    int want_visible;
+    Py_ssize_t parts;
+} measure_t;
+
+static int call_test(PyObject *fn, const lxstr *value) {
+    PyObject *arg = PyUnicode_DecodeUTF8((const char *)value->data, (Py_ssize_t)value->length,
+                                         "replace");
+    if (arg == NULL) return -1;
+    PyObject *res = PyObject_CallOneArg(fn, arg);
+    Py_DECREF(arg);
+    if (res == NULL) return -1;
+    int truth = PyObject_IsTrue(res);
+    Py_DECREF(res);
+    return truth;
+}
+
+/* main_text._structural_test */
+static int structural(measure_t *m, lxnode *n) {
+    unsigned tag = tag_of(n);
+    if (m->drop_tags && (tag_flags[tag] & F_BOILERPLATE)) return 1;
+    if (((const lxelement *)n)->first_attr == NULL) return 0;
+    if (m->drop_hidden) {
+        if (find_attr(n, A_HIDDEN) != NULL) return 1;
+        if (value_equals_ascii_ci(find_attr(n, A_ARIA_HIDDEN), "true")) return 1;
+        const lxstr *style = attr_value(find_attr(n, A_STYLE));
+        if (style != NULL) {
+            int hidden = call_test(style_hidden_fn, style);
+            if (hidden != 0) return hidden;
+        }
+    }
+    if (m->drop_tags) {
+        const lxstr *role = attr_value(find_attr(n, A_ROLE));
+        if (role != NULL) return call_test(role_boilerplate_fn, role);
+    }
+    return 0;
+}
+
+/* main_text._classed_test: class and/or id present, the container's names searched. */
+static int classed(lxnode *n, buf_t *tmp) {
+    if (!(tag_flags[tag_of(n)] & F_PATTERN)) return 0;
+    lxattr *cls = find_attr(n, A_CLASS), *id = find_attr(n, A_ID);
+    if (cls == NULL && id == NULL) return 0;
+    const lxstr *cv = attr_value(cls), *iv = attr_value(id);
+    tmp->len = 0;
+    if ((cv && buf_put(tmp, cv->data, cv->length) < 0) || buf_put(tmp, " ", 1) < 0 ||
+        (iv && buf_put(tmp, iv->data, iv->length) < 0))
+        return -1;
+    lxstr names = {(unsigned char *)tmp->data, tmp->len};
+    return call_test(names_boilerplate_fn, &names);
+}
+
+static int measure_enter(walker *w, lxnode *n) {
+    measure_t *m = (measure_t *)w;
+    if (is_text(n)) {
+        const lxstr *t = text_data(n);
+        if (t->data == NULL) return 0;  /* selectolax skips a text node without data */
+        size_t start, end;
+        size_t chars = strip_utf8(t->data, t->length, &start, &end);
+        m->total += chars;
+        if (m->want_visible && !ascii_ws_only(t)) {
+            if ((m->parts++ && buf_put(&m->visible, " ", 1) < 0) ||
+                buf_put(&m->visible, t->data + start, end - start) < 0)
+                return -1;
+        }
+        return 0;
+    }
+    if (n->type != NODE_ELEMENT) return 0;
+    unsigned tag = tag_of(n);
+    if ((tag_flags[tag] & F_INVISIBLE) || (m->removed && nodeset_has(m->removed, n))) return 0;
+    int selected = 0;
+    switch (m->test) {
+    case TEST_ARTICLE:
+        selected = (tag_flags[tag] & F_ARTICLE) ||
+                   value_equals(find_attr(n, A_ITEMPROP), "articleBody");
+        break;
+    case TEST_STRUCTURE:
+        selected = structural(m, n);
+        break;
+    case TEST_PATTERN:
+        selected = classed(n, &m->names);
+        break;
+    }
+    if (selected < 0) return -1;
+    if (selected && (sizes_push(&m->starts, m->total) < 0 || nodes_push(&m->open, n) < 0))
+        return -1;
+    return 1;
+}
+
+static int measure_leave(walker *w, lxnode *n) {
+    measure_t *m = (measure_t *)w;
+    if (m->open.len && m->open.items[m->open.len - 1] == n) {
+        m->open.len--;
+        m->starts.len--;
+        return measures_push(&m->found, n, m->total - m->starts.items[m->starts.len]);
+    }
+    return 0;
+}
+
+static void measure_free(measure_t *m) {
+    PyMem_Free(m->starts.items);
+    PyMem_Free(m->open.items);
+    PyMem_Free(m->found.items);
+    PyMem_Free(m->visible.data);
+    PyMem_Free(m->names.data);
+}
+
+static int measure(lxnode *scope, measure_t *m) {
+    m->w.enter = measure_enter;
+    m->w.leave = measure_leave;
+    return walk(scope, &m->w);
+}
+
+/* The marked text: ExtractContent's block, line and link markers around the
+ * elements that carry them (main_text._mark), then the text of every text node. */
+typedef struct {
+    walker w;
+    const nodeset_t *removed;
+    const unsigned char *kind_of;
+    buf_t out;
+} marker_t;
+
+static const char HARD[] = "\xee\x80\x80", LINK_OPEN[] = "\xee\x80\x81",
+                  LINK_CLOSE[] = "\xee\x80\x82", LINE[] = "\xee\x80\x83";
+
+static int mark_enter(walker *w, lxnode *n) {
+    marker_t *m = (marker_t *)w;
+    if (is_text(n)) {
+        const lxstr *t = text_data(n);
+        if (t->data != NULL && buf_put(&m->out, t->data, t->length) < 0) return -1;
+        return 0;
+    }
+    if (n->type != NODE_ELEMENT) return 0;
+    unsigned tag = tag_of(n);
+    if ((tag_flags[tag] & F_INVISIBLE) || nodeset_has(m->removed, n)) return 0;
+    switch (m->kind_of[tag]) {
+    case K_BLOCK: return buf_put(&m->out, HARD, 3) < 0 ? -1 : 1;
+    case K_LINE: return buf_put(&m->out, LINE, 3) < 0 ? -1 : 1;
+    case K_LINK: return buf_put(&m->out, LINK_OPEN, 3) < 0 ? -1 : 1;
+    }
+    return 1;
+}
+
+static int mark_leave(walker *w, lxnode *n) {
+    marker_t *m = (marker_t *)w;
+    switch (m->kind_of[tag_of(n)]) {
+    case K_BLOCK: return buf_put(&m->out, HARD, 3);
+    case K_LINK: return buf_put(&m->out, LINK_CLOSE, 3);
+    }
+    return 0;
+}
+
+/* Adds to `removed` the selected elements (other than scope) holding less text than
+ * max_share of the scope's (main_text._prune). */
+static int prune(lxnode *scope, int test, int drop_tags, int drop_hidden, double max_share,
+                 nodeset_t *removed) {
+    measure_t m = {0};
+    m.test = test;
+    m.drop_tags = drop_tags;
+    m.drop_hidden = drop_hidden;
+    m.removed = removed;
+    int rc = measure(scope, &m);
+    if (rc == 0 && m.found.len) {
+        double limit = max_share * (double)m.total;
+        /* Decide on the lengths measured before anything is removed. */
+        for (size_t i = 0; i < m.found.len && rc == 0; i++)
+            if ((double)m.found.items[i].length < limit)
+                rc = nodeset_add(removed, m.found.items[i].node);
+    }
+    measure_free(&m);
+    return rc;
+}
+
+static PyObject *py_main_text(PyObject *self, PyObject *args) {
+    unsigned long long body_id;
+    int drop_tags, drop_hidden, prune_patterns, prefer_article;
+    double max_share, article_min_share;
+    if (!PyArg_ParseTuple(args, "Kppppdd", &body_id, &drop_tags, &drop_hidden, &prune_patterns,
+                          &prefer_article, &max_share, &article_min_share))
+        return NULL;
+    if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    lxnode *root = (lxnode *)(uintptr_t)body_id;
+    PyObject *result = NULL, *visible = NULL;
+    nodeset_t removed = {0};
+    marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}};
+
+    /* Visible text and the article candidates (main_text._container), in tree order;
+     * css() on the root includes the root itself. */
+    measure_t m = {0};
+    m.test = prefer_article ? TEST_ARTICLE : TEST_NONE;
+    m.want_visible = 1;
+    int rc = measure(root, &m);
+    if (rc < 0) goto done;
+    visible = PyUnicode_DecodeUTF8(m.visible.data ? m.visible.data : "",
+                                   (Py_ssize_t)m.visible.len, "replace");
+    if (visible == NULL) goto done;
+    if (PyUnicode_GET_LENGTH(visible) == 0) {
+        result = Py_BuildValue("(ssO)", "", "", Py_False);
+        goto done;
+    }
+    lxnode *scope = root;
+    if (prefer_article) {
+        lxnode *best = NULL;
+        size_t best_length = 0;
+        int root_selected = (tag_flags[tag_of(root)] & F_ARTICLE) ||
+                            value_equals(find_attr(root, A_ITEMPROP), "articleBody");
+        if (root_selected && m.total > 0) {
+            best = root;
+            best_length = m.total;
+        }
+        for (size_t i = 0; i < m.found.len; i++) {
+            if (m.found.items[i].length > best_length) {
+                best = m.found.items[i].node;
+                best_length = m.found.items[i].length;
+            }
+        }
+        /* found is in leave order; ties keep the first in tree order */
+        if (best != NULL && best != root) {
+            for (size_t i = 0; i < m.found.len; i++) {
+                if (m.found.items[i].length == best_length) {
+                    /* the earliest-entered of the equal ones: an ancestor is left after
+                     * its descendants but entered before them */
+                    lxnode *cand = m.found.items[i].node;
+                    if (cand != best) {
+                        for (lxnode *p = best->parent; p != NULL; p = p->parent)
+                            if (p == cand) { best = cand; break; }
+                    }
+                }
+            }
+        }
+        double share = article_min_share * (double)PyUnicode_GET_LENGTH(visible);
+        if (best != NULL && (double)best_length >= share && best_length > 0) scope = best;
+    }
+    if (drop_tags || drop_hidden) {
+        if (prune(scope, TEST_STRUCTURE, drop_tags, drop_hidden, max_share, &removed) < 0)
+            goto done;
+    }
+    if (prune_patterns && prune(scope, TEST_PATTERN, 0, 0, max_share, &removed) < 0) goto done;
+    mk.kind_of = scope != root ? container_kinds : kinds;
+    if (walk(scope, &mk.w) < 0) goto done;
+    PyObject *marked = PyUnicode_DecodeUTF8(mk.out.data ? mk.out.data : "",
+                                            (Py_ssize_t)mk.out.len, "replace");
+    if (marked == NULL) goto done;
+    result = Py_BuildValue("(NOO)", marked, visible, scope != root ? Py_True : Py_False);
+done:
+    Py_XDECREF(visible);
+    measure_free(&m);
+    PyMem_Free(removed.slots);
+    PyMem_Free(mk.out.data);
+    return result;
+}
+
+/* ---- configuration and self-test helpers -------------------------------------- */
+
+static PyObject *py_attr_ids(PyObject *self, PyObject *args) {
+    unsigned long long node_id;
+    if (!PyArg_ParseTuple(args, "K", &node_id)) return NULL;
+    lxnode *n = (lxnode *)(uintptr_t)node_id;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    if (n->type != NODE_ELEMENT) return out;
+    for (lxattr *a = ((lxelement *)n)->first_attr; a != NULL; a = a->next) {
+        uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
+        PyObject *item = PyLong_FromUnsignedLongLong(id < DYNAMIC_ID_MIN ? id : 0);
+        if (item == NULL || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(item);
+    }
+    return out;
+}
+
+static PyObject *py_tag_id(PyObject *self, PyObject *args) {
+    unsigned long long node_id;
+    if (!PyArg_ParseTuple(args, "K", &node_id)) return NULL;
+    const lxnode *n = (const lxnode *)(uintptr_t)node_id;
+    return Py_BuildValue("(Ki)", (unsigned long long)n->local_name, n->type);
+}
+
+static int fill_table(PyObject *mapping, unsigned char *table, int as_flag) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(mapping, &pos, &key, &value)) {
+        unsigned long id = PyLong_AsUnsignedLong(key);
+        long v = PyLong_AsLong(value);
+        if (PyErr_Occurred()) return -1;
+        if (id >= TAG_TABLE) {
+            PyErr_Format(PyExc_ValueError, "tag id %lu is not a static Lexbor id", id);
+            return -1;
+        }
+        table[id] = as_flag ? (unsigned char)(table[id] | v) : (unsigned char)v;
+    }
+    return 0;
+}
+
+static PyObject *py_configure(PyObject *self, PyObject *args) {
+    PyObject *flags, *kind, *container_kind, *attrs, *style_fn, *names_fn, *role_fn;
+    unsigned long long text_id, a_id, area_id, link_id;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!KKKKOOO", &PyDict_Type, &flags, &PyDict_Type, &kind,
+                          &PyDict_Type, &container_kind, &PyDict_Type, &attrs, &text_id, &a_id,
+                          &area_id, &link_id, &style_fn, &names_fn, &role_fn))
+        return NULL;
+    configured = 0;
+    memset(tag_flags, 0, sizeof tag_flags);
+    memset(kinds, 0, sizeof kinds);
+    memset(container_kinds, 0, sizeof container_kinds);
+    if (fill_table(flags, tag_flags, 1) < 0 || fill_table(kind, kinds, 0) < 0 ||
+        fill_table(container_kind, container_kinds, 0) < 0)
+        return NULL;
+    tag_flags[0] = 0;
+    kinds[0] = container_kinds[0] = 0;
+    for (int i = 0; i < A_COUNT; i++) {
+        PyObject *v = PyDict_GetItemString(attrs, ATTR_NAMES[i]);
+        attr_static_id[i] = v ? (uintptr_t)PyLong_AsUnsignedLongLong(v) : 0;
+        if (PyErr_Occurred()) return NULL;
+    }
+    text_tag_id = (uintptr_t)text_id;
+    a_tag_id = (uintptr_t)a_id;
+    area_tag_id = (uintptr_t)area_id;
+    link_tag_id = (uintptr_t)link_id;
+    Py_XSETREF(style_hidden_fn, Py_NewRef(style_fn));
+    Py_XSETREF(names_boilerplate_fn, Py_NewRef(names_fn));
+    Py_XSETREF(role_boilerplate_fn, Py_NewRef(role_fn));
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", py_configure, METH_VARARGS,
+     "configure(tag_flags, kinds, container_kinds, attr_ids, text_id, a_id, area_id, link_id, "
+     "style_hidden, names_boilerplate, role_boilerplate): the ids Python learned."},
+    {"links", py_links, METH_VARARGS,
+     "links(root_mem_id, max_links) -> (elements, candidates, [(tag, href, rel, text), ...])"},
+    {"main_text", py_main_text, METH_VARARGS,
+     "main_text(body_mem_id, drop_tags, drop_hidden, prune_patterns, prefer_article, "
+     "max_share, article_min_share) -> (marked scope text, visible text, in_container)"},
+    {"attr_ids", py_attr_ids, METH_VARARGS, "attr_ids(mem_id) -> static attribute ids (0: none)"},
+    {"tag_id", py_tag_id, METH_VARARGS, "tag_id(mem_id) -> (local_name id, node type)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_walk", "Compiled walks over selectolax's Lexbor tree.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__walk(void) { return PyModule_Create(&module); }

@@ -1,0 +1,157 @@
+"""The compiled walks (``_walk.c``) over the Lexbor tree: set-up, self-test, and the two
+calls the extractors make.
+
+``_walk`` reads Lexbor's structs directly, so before it is used this module teaches it
+the tag and attribute ids (read off parsed samples through selectolax's own API) and
+runs both it and the pure-Python reference on a self-test document. Any difference —
+a selectolax upgrade that moved a field, say — leaves :data:`AVAILABLE` False and the
+extractors on the Python path (same results, slower); :data:`UNAVAILABLE_REASON` says
+why. ``REDECODE_PURE_PYTHON=1`` forces the Python path.
+"""
+
+from __future__ import annotations
+
+import os
+
+from selectolax.lexbor import LexborHTMLParser
+
+from pipeline.extract.tree import tag_ids
+
+try:
+    from pipeline.extract import _walk  # type: ignore[attr-defined]
+except ImportError as exc:  # no compiler at install time: the Python path serves
+    _walk = None
+    _IMPORT_ERROR = str(exc)
+else:
+    _IMPORT_ERROR = ""
+
+#: One link candidate: (tag, href, rel, text) — text is the anchor's text for ``a``, the
+#: ``alt`` value for ``area``, "" for ``link``.
+LinkCandidate = tuple[str, str, str | None, str | None]
+
+_ATTRS = ("href", "rel", "alt", "class", "id", "style", "hidden", "aria-hidden", "role",
+          "itemprop")
+_FLAG_INVISIBLE, _FLAG_BOILERPLATE, _FLAG_PATTERN, _FLAG_ARTICLE = 1, 2, 4, 8
+
+
+def _attr_ids() -> dict[str, int]:
+    """Lexbor's static attribute ids for ``_ATTRS`` (0 for names it interns per document)."""
+    sample = LexborHTMLParser("<div " + " ".join(f"{name}=v" for name in _ATTRS) + "></div>")
+    node = sample.css_first("div")
+    names = list(node.attributes)
+    ids = _walk.attr_ids(node.mem_id)
+    if names != list(_ATTRS) or len(ids) != len(names):
+        raise RuntimeError(f"attribute order differs: {names} / {ids}")
+    return dict(zip(names, ids, strict=True))
+
+
+def _text_id() -> int:
+    sample = LexborHTMLParser("<p>x</p>")
+    text = next(n for n in sample.body.traverse(include_text=True) if n.tag == "-text")
+    local_name, node_type = _walk.tag_id(text.mem_id)
+    if node_type != 3 or local_name != text.tag_id:
+        raise RuntimeError(f"text node reads as ({local_name}, {node_type}), not ({text.tag_id}, 3)")
+    return local_name
+
+
+def _configure() -> None:
+    from pipeline.extract import main_text as mt
+    from pipeline.extract.tree import SCAN_TAGS
+
+    invisible = (*SCAN_TAGS[7:], "title")
+    flags: dict[int, int] = {}
+    for group, flag in ((invisible, _FLAG_INVISIBLE), (mt.BOILERPLATE_TAGS, _FLAG_BOILERPLATE),
+                        (mt.PATTERN_TAGS, _FLAG_PATTERN), (("article",), _FLAG_ARTICLE)):
+        for tag_id in tag_ids(tuple(group)):
+            flags[tag_id] = flags.get(tag_id, 0) | flag
+    links = {name: tag_id for tag_id, name in tag_ids(("a", "area", "link")).items()}
+    style = mt._HIDDEN_STYLE.search
+    names = mt._patterns(mt.BOILERPLATE_PATTERNS).search
+    roles = mt.BOILERPLATE_ROLES
+    _walk.configure(
+        flags, dict(mt._MARK_KINDS), dict(mt._CONTAINER_MARK_KINDS), _attr_ids(), _text_id(),
+        links["a"], links["area"], links["link"],
+        lambda value: style(value) is not None,  # _structural_test's style rule
+        lambda value: len(value) > 1 and names(value.lower()) is not None,  # _classed_test
+        lambda value: value.lower() in roles,
+    )
+
+
+def links(tree: LexborHTMLParser, max_links: int) -> tuple[int, int, list[LinkCandidate]]:
+    """(elements in the document, a/area/link elements, the candidates with an href among
+    the first ``max_links`` of them), in tree order — what ``scan`` + ``link_candidates``
+    give on the Python path."""
+    root = tree.root
+    if root is None:
+        return 0, 0, []
+    return _walk.links(root.mem_id, max_links)
+
+
+def main_text(tree: LexborHTMLParser, drop_boilerplate_tags: bool, drop_hidden: bool,
+              prune_patterns: bool, prefer_article: bool, max_share: float,
+              article_min_share: float) -> tuple[str, str]:
+    """(marked text of the scoring scope, visible text): what the Python path's pruning
+    and ``_mark`` leave for ``score_blocks``, without modifying the tree."""
+    body = tree.body
+    if body is None:
+        return "", ""
+    marked, visible, _ = _walk.main_text(body.mem_id, drop_boilerplate_tags, drop_hidden,
+                                         prune_patterns, prefer_article, max_share,
+                                         article_min_share)
+    return marked, visible
+
+
+#: Exercises every attribute, tag group and text rule the walks read (dynamic attribute
+#: names, NBSP-only text, nested candidates, value-less attributes, svg, tables...).
+SELF_TEST_HTML = """<!doctype html><html lang=en><head><title>t</title>
+<link rel=canonical href=/c><link rel=stylesheet href=/s.css><link href></head>
+<body><div class="nav-bar"><a href=/1>one</a> <a href='/2' rel='nofollow'>t<b>w</b>o</a></div>
+<article itemprop=articleBody><h2>Head</h2><p>Some text, long enough to count, really.
+\u00a0 <span> \u00a0 </span><a>no href</a><a href>empty</a></p>
+<div hidden>gone</div><div aria-hidden=TRUE>gone too</div><p style="display: none">x</p>
+<aside role=navigation>side</aside><nav>menu</nav><div role=main>kept text</div>
+<table><tr><td>cell one</td><td>cell two</td></tr></table>
+<div class=share id=x>share this</div><ul class=related><li><a href=/r>r</a></ul>
+<script>var a = "<p>not text</p>";</script><svg><a href=/svg>svg</a><title>s</title></svg>
+<map><area href=/area alt=" A  rea "><area href=/b></map></article>
+<div itemprop=articleBody>short</div><p>tail \u3000text\u2003</p><br><hr>
+<form><input value=x><label>form label</label></form></body></html>"""
+
+
+def _self_test() -> None:
+    """Both paths on ``SELF_TEST_HTML``, under every switch combination."""
+    from pipeline.extract import links as py_links
+    from pipeline.extract import main_text as mt
+    from pipeline.extract.options import ExtractOptions
+    from pipeline.extract.tree import parse_document, scan
+
+    found = scan(parse_document(SELF_TEST_HTML))
+    expected_links = py_links.link_candidates(found, 10_000)
+    got = links(parse_document(SELF_TEST_HTML), 10_000)
+    if got != (found.elements, len(found.links), expected_links):
+        raise RuntimeError(f"links differ: {got!r} != {expected_links!r}")
+    for switches in range(16):
+        on = [bool(switches & (1 << i)) for i in range(4)]
+        options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1],
+                                 prune_patterns=on[2], prefer_article=on[3])
+        expected = mt.marked_text(parse_document(SELF_TEST_HTML), options)
+        fast = main_text(parse_document(SELF_TEST_HTML), *on, options.prune_max_share,
+                         options.article_min_share)
+        if fast != expected:
+            raise RuntimeError(f"main text differs under {options}: {fast!r} != {expected!r}")
+
+
+def _enable() -> tuple[bool, str]:
+    if os.environ.get("REDECODE_PURE_PYTHON"):
+        return False, "REDECODE_PURE_PYTHON is set"
+    if _walk is None:
+        return False, f"pipeline.extract._walk is not built ({_IMPORT_ERROR})"
+    try:
+        _configure()
+        _self_test()
+    except Exception as exc:  # any mismatch: never use walks that misread the tree
+        return False, f"self-test failed: {type(exc).__name__}: {exc}"
+    return True, ""
+
+
+AVAILABLE, UNAVAILABLE_REASON = _enable()

@@ -1,0 +1,109 @@
+"""The compiled walks (pipeline/extract/_walk.c) against the pure-Python reference.
+
+Every extractor result must be the same on both paths: the compiled walks are only a
+faster way to compute what ``scan`` + ``link_candidates`` and ``marked_text`` compute.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.extract import extract, walk
+from pipeline.extract.links import link_candidates
+from pipeline.extract.main_text import marked_text
+from pipeline.extract.options import ExtractOptions
+from pipeline.extract.tree import parse_document, scan
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "article-extraction"
+
+
+def test_the_compiled_walks_are_built_and_pass_their_self_test() -> None:
+    # CI machines have a compiler: a silent fall-back to Python would hide a build break.
+    assert walk.AVAILABLE, walk.UNAVAILABLE_REASON
+
+
+def _python_links(html: str, max_links: int) -> tuple[int, int, list]:
+    found = scan(parse_document(html))
+    return found.elements, len(found.links), link_candidates(found, max_links)
+
+
+def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple[str, str], tuple[str, str]]:
+    fast = walk.main_text(parse_document(html), options.drop_boilerplate_tags, options.drop_hidden,
+                          options.prune_patterns, options.prefer_article,
+                          options.prune_max_share, options.article_min_share)
+    return fast, marked_text(parse_document(html), options)
+
+
+_TAGS = ["div", "p", "a", "span", "article", "section", "nav", "aside", "footer", "form", "ul",
+         "li", "td", "table", "tr", "h2", "br", "script", "style", "svg", "title", "area", "map",
+         "link", "header", "figure", "b", "center", "pre", "template", "noscript", "math"]
+_ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "hidden",
+          "aria-hidden=true", "aria-hidden=TRUE", 'style="display : none"', "style='color:red'",
+          "role=navigation", "role=Main", "itemprop=articleBody", "itemprop=articlebody",
+          "href=/x", "href", 'href="http://e.example/?q=é"', "rel='NoFollow canonical'",
+          "alt=' a\tb '", "data-x=1", "CLASS=Sidebar"]
+_TEXTS = ["word ", "Longer sentence with words, and punctuation. ", "\u00a0", " \u3000 ", "\t\n",
+          "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30]
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(0, 60))):
+        kind = draw(st.integers(0, 2))
+        if kind == 0:
+            attrs = draw(st.lists(st.sampled_from(_ATTRS), max_size=3))
+            parts.append(f"<{draw(st.sampled_from(_TAGS))} {' '.join(attrs)}>")
+        elif kind == 1:
+            parts.append(f"</{draw(st.sampled_from(_TAGS))}>")
+        else:
+            parts.append(draw(st.sampled_from(_TEXTS)) * draw(st.integers(1, 8)))
+    prefix = draw(st.sampled_from(["", "<!doctype html><title>T</title>", "<body itemprop=articleBody>"]))
+    return prefix + "".join(parts)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents(), st.integers(0, 15), st.sampled_from([0.01, 0.3, 1.0]), st.sampled_from([0.0, 0.15, 0.9]),
+       st.integers(0, 6))
+def test_walks_equal_the_python_reference(
+    html: str, switches: int, share: float, article_share: float, max_links: int
+) -> None:
+    on = [bool(switches & (1 << i)) for i in range(4)]
+    options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1], prune_patterns=on[2],
+                             prefer_article=on[3], prune_max_share=share,
+                             article_min_share=article_share)
+    fast, reference = _both_main_text(html, options)
+    assert fast == reference
+    assert walk.links(parse_document(html), max_links) == _python_links(html, max_links)
+
+
+def _corpus() -> list[tuple[str, str]]:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus/article-extraction is not present")
+    truth = json.loads((CORPUS / "ground-truth.json").read_text("utf-8"))
+    return [(truth[key]["url"], gzip.decompress((CORPUS / "html" / f"{key}.html.gz").read_bytes())
+             .decode("utf-8")) for key in sorted(truth)]
+
+
+def test_every_field_is_the_same_on_both_paths_on_real_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    pages = _corpus()
+    fast = [extract(html, url, "UTF-8") for url, html in pages]
+    monkeypatch.setattr(walk, "AVAILABLE", False)
+    reference = [extract(html, url, "UTF-8") for url, html in pages]
+    differing = [url for (url, _), a, b in zip(pages, fast, reference, strict=True) if a != b]
+    assert differing == []
+    assert sum(len(e.links) for e in fast) > 10_000  # the pages do exercise the link walk
+
+
+@pytest.mark.parametrize("piece", ["<a href=/x>a", "<h2>a", "<script>a", "<", "<span>x"])
+def test_both_paths_agree_on_hostile_input(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    html = "<body>" + piece * 2000
+    fast = extract(html, "http://h.example/", "UTF-8")
+    monkeypatch.setattr(walk, "AVAILABLE", False)
+    assert fast == extract(html, "http://h.example/", "UTF-8")
