@@ -52,6 +52,12 @@ class Rules:
     extract: ExtractOptions = field(default_factory=ExtractOptions)
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
     source_sha256: str | None = None  # sha256 of the rules file, if one was read
+    # rules_version, computed once: it is written on every row
+    _version: str = field(default="", init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        blob = json.dumps([__version__, self.to_json()], sort_keys=True).encode()
+        object.__setattr__(self, "_version", f"{__version__}+{hashlib.sha256(blob).hexdigest()[:12]}")
 
     def to_json(self) -> dict[str, Any]:
         """The resolved rules as plain JSON (what ``rules_version`` hashes)."""
@@ -64,8 +70,7 @@ class Rules:
     @property
     def version(self) -> str:
         """``rules_version``: hash of the resolved rules and the pipeline version."""
-        blob = json.dumps([__version__, self.to_json()], sort_keys=True).encode()
-        return f"{__version__}+{hashlib.sha256(blob).hexdigest()[:12]}"
+        return self._version
 
 
 def _plain(obj: Any) -> Any:

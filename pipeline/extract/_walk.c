@@ -22,6 +22,7 @@
  *     made only of ASCII whitespace (space, TAB, LF, FF, CR).
  *   - LexborNode.attributes: keyed by the qualified name; a value-less attribute
  *     is None.
+ *   - " ".join(text.split()) for link texts (Python's whitespace: str.isspace()).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -334,6 +335,25 @@ static inline int ascii_ws_only(const lxstr *t) {
     return 1;
 }
 
+/* " ".join(text.split()): runs of Python whitespace become one space, none at the ends. */
+static int put_collapsed(buf_t *out, const unsigned char *s, size_t n) {
+    int pending = 0;
+    size_t i = 0;
+    while (i < n) {
+        size_t k = utf8_seq_len(s[i]);
+        if (i + k > n) k = n - i;
+        if (py_space(utf8_at(s + i, k))) {
+            pending = out->len > 0;
+        } else {
+            if (pending && buf_put(out, " ", 1) < 0) return -1;
+            pending = 0;
+            if (buf_put(out, s + i, k) < 0) return -1;
+        }
+        i += k;
+    }
+    return 0;
+}
+
 static inline const lxstr *text_data(const lxnode *n) {
     return &((const lxchardata *)n)->data;
 }
@@ -417,7 +437,7 @@ static int subtree_text(lxnode *scope, buf_t *out) {
     return 0;
 }
 
-static PyObject *link_tuple(lxnode *n, const char *tag, buf_t *tmp) {
+static PyObject *link_tuple(lxnode *n, const char *tag, buf_t *tmp, buf_t *collapsed) {
     PyObject *href = value_or_none(find_attr(n, A_HREF));
     if (href == NULL) return NULL;
     PyObject *rel = value_or_none(find_attr(n, A_REL));
@@ -425,20 +445,19 @@ static PyObject *link_tuple(lxnode *n, const char *tag, buf_t *tmp) {
         Py_DECREF(href);
         return NULL;
     }
-    PyObject *text;
+    PyObject *text = NULL;
+    tmp->len = 0;
+    collapsed->len = 0;
+    int rc = 0;
     if (n->local_name == a_tag_id) {
-        tmp->len = 0;
-        if (subtree_text(n, tmp) < 0) {
-            Py_DECREF(href);
-            Py_DECREF(rel);
-            return NULL;
-        }
-        text = PyUnicode_DecodeUTF8(tmp->data ? tmp->data : "", (Py_ssize_t)tmp->len, "replace");
+        rc = subtree_text(n, tmp);
     } else if (n->local_name == area_tag_id) {
-        text = value_or_none(find_attr(n, A_ALT));
-    } else {
-        text = PyUnicode_FromStringAndSize("", 0);
+        const lxstr *alt = attr_value(find_attr(n, A_ALT));
+        if (alt != NULL) rc = buf_put(tmp, alt->data, alt->length);
     }
+    if (rc == 0 && put_collapsed(collapsed, (const unsigned char *)tmp->data, tmp->len) == 0)
+        text = PyUnicode_DecodeUTF8(collapsed->data ? collapsed->data : "",
+                                    (Py_ssize_t)collapsed->len, "replace");
     if (text == NULL) {
         Py_DECREF(href);
         Py_DECREF(rel);
@@ -455,7 +474,7 @@ static PyObject *py_links(PyObject *self, PyObject *args) {
     lxnode *root = (lxnode *)(uintptr_t)root_id;
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
-    buf_t tmp = {0};
+    buf_t tmp = {0}, collapsed = {0};
     Py_ssize_t elements = 0, candidates = 0;
     lxnode *n = root;
     while (n != NULL) {
@@ -465,11 +484,12 @@ static PyObject *py_links(PyObject *self, PyObject *args) {
             const char *tag = id == a_tag_id ? "a" : id == area_tag_id ? "area"
                             : id == link_tag_id ? "link" : NULL;
             if (tag != NULL && candidates++ < max_links && attr_value(find_attr(n, A_HREF)) != NULL) {
-                PyObject *item = link_tuple(n, tag, &tmp);
+                PyObject *item = link_tuple(n, tag, &tmp, &collapsed);
                 if (item == NULL || PyList_Append(out, item) < 0) {
                     Py_XDECREF(item);
                     Py_DECREF(out);
                     PyMem_Free(tmp.data);
+                    PyMem_Free(collapsed.data);
                     return NULL;
                 }
                 Py_DECREF(item);
@@ -483,6 +503,7 @@ static PyObject *py_links(PyObject *self, PyObject *args) {
         n = (n == NULL || n == root) ? NULL : n->next;
     }
     PyMem_Free(tmp.data);
+    PyMem_Free(collapsed.data);
     return Py_BuildValue("(nnN)", elements, candidates, out);
 }
 
@@ -781,6 +802,147 @@ done:
     return result;
 }
 
+/* ---- ExtractContent blocks ------------------------------------------------------ */
+
+/* The marker code points (U+E000..U+E003) are three UTF-8 bytes EE 80 8x. */
+static inline int marker_at(const unsigned char *s, size_t i, size_t n, unsigned char which) {
+    return i + 3 <= n && s[i] == 0xee && s[i + 1] == 0x80 && s[i + 2] == which;
+}
+
+/* Appends s[0:n] to out with Python-whitespace runs collapsed to one space, treating the
+ * markers in `as_space` (a bit per marker 0..3) as whitespace and dropping the markers
+ * in `dropped`; `pending` carries a separator across calls; out's text starts at `floor`. */
+static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_t n,
+                         unsigned as_space, unsigned dropped, int *pending) {
+    size_t i = 0;
+    while (i < n) {
+        size_t k = utf8_seq_len(s[i]);
+        if (i + k > n) k = n - i;
+        int space = 0;
+        if (k == 3 && s[i] == 0xee && s[i + 1] == 0x80 && s[i + 2] >= 0x80 && s[i + 2] <= 0x83) {
+            unsigned bit = 1u << (s[i + 2] - 0x80);
+            if (dropped & bit) {
+                i += k;
+                continue;
+            }
+            space = (as_space & bit) != 0;
+        } else {
+            space = py_space(utf8_at(s + i, k));
+        }
+        if (space) {
+            *pending = out->len > floor;
+        } else {
+            if (*pending && buf_put(out, " ", 1) < 0) return -1;
+            *pending = 0;
+            if (buf_put(out, s + i, k) < 0) return -1;
+        }
+        i += k;
+    }
+    return 0;
+}
+
+#define M_HARD 0x80
+#define M_OPEN 0x81
+#define M_CLOSE 0x82
+#define M_LINE 0x83
+
+/* One block (main_text.prepare_blocks): its length, its text outside links (markers as
+ * spaces, whitespace collapsed), its number of links, and its cleaned lines. */
+static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *b) {
+    size_t chars = 0, links = 0;
+    int blank = 1;
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq_len(s[i]);
+        if (i + k > n) k = n - i;
+        chars++;
+        if (blank && !py_space(utf8_at(s + i, k))) blank = 0;
+        if (k == 3 && marker_at(s, i, n, M_OPEN)) links++;
+        i += k;
+    }
+    if (blank) Py_RETURN_NONE;  /* empty or whitespace only: no block at all */
+    /* _split_links: the text before the first link, then after each link's first close,
+     * the parts joined by spaces. */
+    a->len = 0;
+    int pending = 0;
+    size_t i = 0;
+    const unsigned as_space = (1u << 2) | (1u << 3);  /* LINK_CLOSE, LINE */
+    size_t part_end = n;
+    for (size_t j = 0; j < n; j += utf8_seq_len(s[j]))
+        if (marker_at(s, j, n, M_OPEN)) { part_end = j; break; }
+    if (collapse_into(a, 0, s, part_end, as_space, 0, &pending) < 0) return NULL;
+    i = part_end;
+    while (i < n) {  /* at a LINK_OPEN */
+        size_t start = i + 3, next = n, close = n;
+        for (size_t j = start; j < n; j += utf8_seq_len(s[j])) {
+            if (marker_at(s, j, n, M_OPEN)) { next = j; break; }
+            if (close == n && marker_at(s, j, n, M_CLOSE)) close = j;
+        }
+        if (close < next) {
+            pending = a->len > 0;  /* the " ".join separator */
+            if (collapse_into(a, 0, s + close + 3, next - close - 3, as_space, 0, &pending) < 0)
+                return NULL;
+        }
+        i = next;
+    }
+    /* _clean: link markers dropped, lines split on LINE, each collapsed, empty ones out. */
+    b->len = 0;
+    size_t line_start = 0;
+    for (size_t j = 0; j <= n;) {
+        int end = j == n || marker_at(s, j, n, M_LINE);
+        if (end) {
+            size_t before = b->len;
+            int p = 0;
+            if (before > 0 && buf_put(b, "\n", 1) < 0) return NULL;
+            size_t mark = b->len;
+            if (collapse_into(b, mark, s + line_start, j - line_start, 0, (1u << 1) | (1u << 2), &p) < 0)
+                return NULL;
+            if (b->len == mark) b->len = before;  /* an empty line is not kept */
+            if (j == n) break;
+            j += 3;
+            line_start = j;
+        } else {
+            j += utf8_seq_len(s[j]);
+        }
+    }
+    return Py_BuildValue("(nNnN)", (Py_ssize_t)chars,
+                         PyUnicode_DecodeUTF8(a->data ? a->data : "", (Py_ssize_t)a->len, "replace"),
+                         (Py_ssize_t)links,
+                         PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace"));
+}
+
+static PyObject *py_blocks(PyObject *self, PyObject *args) {
+    PyObject *marked;
+    if (!PyArg_ParseTuple(args, "U", &marked)) return NULL;
+    Py_ssize_t size;
+    const char *data = PyUnicode_AsUTF8AndSize(marked, &size);
+    if (data == NULL) return NULL;
+    const unsigned char *s = (const unsigned char *)data;
+    size_t n = (size_t)size;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    buf_t a = {0}, b = {0};
+    size_t start = 0;
+    for (size_t j = 0; j <= n;) {
+        if (j == n || marker_at(s, j, n, M_HARD)) {
+            PyObject *item = block_tuple(s + start, j - start, &a, &b);
+            if (item == NULL || (item != Py_None && PyList_Append(out, item) < 0)) {
+                Py_XDECREF(item);
+                Py_CLEAR(out);
+                break;
+            }
+            Py_DECREF(item);
+            if (j == n) break;
+            j += 3;
+            start = j;
+        } else {
+            j += utf8_seq_len(s[j]);
+        }
+    }
+    PyMem_Free(a.data);
+    PyMem_Free(b.data);
+    return out;
+}
+
 /* ---- configuration and self-test helpers -------------------------------------- */
 
 static PyObject *py_attr_ids(PyObject *self, PyObject *args) {
@@ -867,6 +1029,8 @@ static PyMethodDef methods[] = {
     {"main_text", py_main_text, METH_VARARGS,
      "main_text(body_mem_id, drop_tags, drop_hidden, prune_patterns, prefer_article, "
      "max_share, article_min_share) -> (marked scope text, visible text, in_container)"},
+    {"blocks", py_blocks, METH_VARARGS,
+     "blocks(marked) -> [(length, text outside links, links, cleaned lines), ...]"},
     {"attr_ids", py_attr_ids, METH_VARARGS, "attr_ids(mem_id) -> static attribute ids (0: none)"},
     {"tag_id", py_tag_id, METH_VARARGS, "tag_id(mem_id) -> (local_name id, node type)"},
     {NULL, NULL, 0, NULL},

@@ -15,7 +15,7 @@ from pipeline.extract import walk
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import choose_language, detect_language
 from pipeline.extract.links import extract_links, link_candidates
-from pipeline.extract.main_text import main_text_of, marked_text
+from pipeline.extract.main_text import main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.tree import (
@@ -103,11 +103,12 @@ def extract(
         errors.append(_failure("links", exc))
 
     main_text, visible = "", ""
+    cut = walk.blocks if fast else prepare_blocks
     try:
         prune = elements <= options.max_pruned_elements
         first = options if prune else _without_pruning(options)
         marked, visible = _marked(tree, first, found)
-        main_text = main_text_of(marked, first)
+        main_text = main_text_of(marked, first, cut)
         if (
             prune
             and elements <= RETRY_MAX_ELEMENTS
@@ -119,7 +120,7 @@ def extract(
             # marked the tree: it needs a fresh parse).
             retry = replace(options, prune_patterns=False)
             again, _ = _marked(tree if fast else parse_document(text), retry, None)
-            second = main_text_of(again, retry)
+            second = main_text_of(again, retry, cut)
             if len(second) > len(main_text):
                 main_text = second
     except Exception as exc:

@@ -15,16 +15,19 @@ from pipeline.extract.fields import Link
 from pipeline.extract.tree import Scan, rel_keywords, tag_ids
 from pipeline.extract.urls import Resolver
 
+#: One link candidate: (tag, href, rel, text) — text is the anchor's text for ``a`` or the
+#: ``alt`` value for ``area``, whitespace collapsed; "" for ``link``.
+LinkCandidate = tuple[str, str, str | None, str]
 #: ``link`` elements kept (by rel keyword).
 LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
 _TAG_ID = {name: tag_id for tag_id, name in tag_ids(("a", "area")).items()}
 _A_ID, _AREA_ID = _TAG_ID["a"], _TAG_ID["area"]
 
 
-def link_candidates(found: Scan, max_links: int) -> list[tuple[str, str, str | None, str | None]]:
+def link_candidates(found: Scan, max_links: int) -> list[LinkCandidate]:
     """(tag, href, rel, text) of the ``a``, ``area`` and ``link`` elements with an href
     among the first ``max_links`` of them, in tree order — text is the anchor's text
-    (``node.text()``), the ``alt`` of an ``area``, "" for a ``link``. The pure-Python
+    (``node.text()``) or the ``alt`` of an ``area``, whitespace collapsed; "" for a ``link``. The pure-Python
     reference of :func:`pipeline.extract.walk.links`.
     """
     out = []
@@ -36,17 +39,18 @@ def link_candidates(found: Scan, max_links: int) -> list[tuple[str, str, str | N
         if href is None:
             continue
         tag_id = node.tag_id
+        # Texts collapsed: every run of whitespace (Unicode's, NBSP included) is one space.
         if tag_id == a_id:
-            out.append(("a", href, attrs.get("rel"), node.text()))
+            out.append(("a", href, attrs.get("rel"), " ".join(node.text().split())))
         elif tag_id == area_id:
-            out.append(("area", href, attrs.get("rel"), attrs.get("alt")))
+            out.append(("area", href, attrs.get("rel"), " ".join((attrs.get("alt") or "").split())))
         else:
             out.append(("link", href, attrs.get("rel"), ""))
     return out
 
 
 def extract_links(
-    candidates: list[tuple[str, str, str | None, str | None]], total: int,
+    candidates: list[LinkCandidate], total: int,
     base_url: str | None, page_url: str | None, encoding: str, max_links: int = 10_000,
 ) -> tuple[tuple[Link, ...], int, int]:
     """Every link of the document, in tree order, the count of hrefs that failed, and the
@@ -64,42 +68,30 @@ def extract_links(
     same_host = f"//{page_host}/"
     resolve = Resolver(base_url, encoding)
     internal_of: dict[str | None, bool | None] = {}
-    seen: dict[str, tuple[str | None, bool | None]] = {}
-
-    def _target(href: str) -> tuple[str | None, bool | None]:
-        target = resolve(href)
-        if target is None or page_domain is None:
-            return target, None
-        if target.startswith(same_host, target.find(":") + 1):
-            return target, True
-        host = url_host(target)
-        if host in internal_of:
-            return target, internal_of[host]
-        domain = registered_domain(host)
-        internal = internal_of[host] = None if domain is None else domain == page_domain
-        return target, internal
-
     links: list[Link] = []
     append = links.append
     bad = 0
     truncated = max(0, total - max_links)
-    for tag, href, rel, text in candidates:
-        keywords = rel_keywords(rel) if rel else ()
-        if tag == "a":
-            # Anchor text: every run of whitespace (Unicode's, NBSP included) becomes one
-            # space. Text that is printable (so has no whitespace but U+0020), without
-            # doubled, leading or trailing spaces, is already collapsed.
-            if not (text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "):
-                text = " ".join(text.split())
-        elif tag == "area":
-            text = " ".join((text or "").split())
-        elif not LINK_RELS.intersection(keywords):
-            continue
-        # Per distinct href: its target and whether it is internal (computed once).
-        known = seen.get(href)
-        if known is None:
-            known = seen[href] = _target(href)
-        target, internal = known
+    kept = [(tag, href, rel, text, rel_keywords(rel) if rel else ())
+            for tag, href, rel, text in candidates]
+    kept = [c for c in kept if c[0] != "link" or LINK_RELS.intersection(c[4])]
+    # Every distinct href resolved once (in one C call), then its internal flag.
+    hrefs = list(dict.fromkeys(c[1] for c in kept))
+    targets: dict[str, tuple[str | None, bool | None]] = {}
+    for href, target in zip(hrefs, resolve.many(hrefs), strict=True):
+        internal = None
+        if target is not None and page_domain is not None:
+            if target.startswith(same_host, target.find(":") + 1):
+                internal = True
+            else:
+                host = url_host(target)
+                if host not in internal_of:
+                    domain = registered_domain(host)
+                    internal_of[host] = None if domain is None else domain == page_domain
+                internal = internal_of[host]
+        targets[href] = (target, internal)
+    for tag, href, rel, text, keywords in kept:
+        target, internal = targets[href]
         if target is None:
             bad += 1
             continue

@@ -71,7 +71,12 @@ def parse_document(text: str) -> LexborHTMLParser:
     >>> parse_document("<title>a</title><p>b").body.text()
     'b'
     """
-    return LexborHTMLParser(text)
+    try:
+        # UTF-8 bytes parse faster than a str (selectolax then encodes with errors="ignore")
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "ignore")  # what selectolax does with a str
+    return LexborHTMLParser(data)
 
 
 def strip_and_collapse(value: str) -> str:

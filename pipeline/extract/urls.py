@@ -23,6 +23,23 @@ except ImportError:  # pragma: no cover - a future ada-url without the private m
 
 from pipeline.extract.query_encoding import UTF8_OUTPUT, percent_encode_query
 
+
+def _bind_batch_parser() -> object | None:
+    """``_urls`` (ada's C API called from C, a document's hrefs in one call), bound to the
+    ada build inside ada-url; None when either is missing (the cffi calls serve)."""
+    try:
+        import ada_url._ada_wrapper as wrapper
+
+        from pipeline.extract import _urls  # type: ignore[attr-defined]
+
+        _urls.bind(wrapper.__file__)
+    except (ImportError, AttributeError, OSError):
+        return None
+    return _urls
+
+
+_batch = _bind_batch_parser()
+
 #: Special schemes (URL Standard §4.1) whose query takes the document encoding; the query
 #: state sets encoding to UTF-8 "If url is not special or url's scheme is "ws" or "wss"".
 _DOCUMENT_ENCODED_SCHEMES = ("http:", "https:", "ftp:", "file:")
@@ -165,6 +182,21 @@ class Resolver:
             url = _document_encoded(href, (url, ""), self._encoding)[0]
         cache[href] = url
         return url
+
+
+    def many(self, hrefs: list[str]) -> list[str | None]:
+        """``[self(href) for href in hrefs]``, the uncached ones parsed in one C call."""
+        cache = self._cache
+        if _batch is None:
+            return [self(href) for href in hrefs]
+        todo = [href for href in dict.fromkeys(hrefs) if href not in cache]
+        if todo:
+            encoding = self._encoding
+            for href, url in zip(todo, _batch.hrefs(todo, self._base_data), strict=True):
+                if url is not None:
+                    url = _document_encoded(href, (url, ""), encoding)[0]
+                cache[href] = url
+        return [cache[href] for href in hrefs]
 
 
 def resolve_url(href: str, base: str | None, encoding: str = "UTF-8") -> str | None:

@@ -15,6 +15,8 @@ import os
 
 from selectolax.lexbor import LexborHTMLParser
 
+from pipeline.extract.links import LinkCandidate
+from pipeline.extract.main_text import Block
 from pipeline.extract.tree import tag_ids
 
 try:
@@ -25,9 +27,6 @@ except ImportError as exc:  # no compiler at install time: the Python path serve
 else:
     _IMPORT_ERROR = ""
 
-#: One link candidate: (tag, href, rel, text) — text is the anchor's text for ``a``, the
-#: ``alt`` value for ``area``, "" for ``link``.
-LinkCandidate = tuple[str, str, str | None, str | None]
 
 _ATTRS = ("href", "rel", "alt", "class", "id", "style", "hidden", "aria-hidden", "role",
           "itemprop")
@@ -101,6 +100,11 @@ def main_text(tree: LexborHTMLParser, drop_boilerplate_tags: bool, drop_hidden: 
     return marked, visible
 
 
+def blocks(marked: str) -> list[Block]:
+    """:func:`pipeline.extract.main_text.prepare_blocks`, compiled."""
+    return _walk.blocks(marked)
+
+
 #: Exercises every attribute, tag group and text rule the walks read (dynamic attribute
 #: names, NBSP-only text, nested candidates, value-less attributes, svg, tables...).
 SELF_TEST_HTML = """<!doctype html><html lang=en><head><title>t</title>
@@ -139,6 +143,8 @@ def _self_test() -> None:
                          options.article_min_share)
         if fast != expected:
             raise RuntimeError(f"main text differs under {options}: {fast!r} != {expected!r}")
+        if blocks(fast[0]) != mt.prepare_blocks(expected[0]):
+            raise RuntimeError(f"blocks differ under {options}")
 
 
 def _enable() -> tuple[bool, str]:

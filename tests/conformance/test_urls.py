@@ -177,3 +177,34 @@ def test_big5_encoder_matches_the_index_except_documented_deviations(corpus: Pat
         if ENCODERS["Big5"](code_point) != want:
             wrong.add(hex(code_point))
     assert wrong <= BIG5_KNOWN_DEVIATIONS
+
+
+def test_the_batch_parser_is_bound_and_passes_urltestdata(corpus: Path) -> None:
+    # Resolver.many parses a document's hrefs in one call through ada's C API.
+    from pipeline.extract import urls
+
+    assert urls._batch is not None, "pipeline.extract._urls is not built or not bound"
+    failures = []
+    for case in _url_tests(corpus):
+        got = urls.Resolver(case["base"]).many([case["input"]])[0]
+        expected = None if case.get("failure") else case["href"]
+        if got != expected:
+            failures.append((case["input"], case["base"], expected, got))
+    assert failures == [], f"{len(failures)} of 891 failed, first: {failures[:5]}"
+
+
+def test_the_batch_parser_encodes_queries_in_the_document_encoding(corpus: Path) -> None:
+    from pipeline.extract.urls import Resolver
+
+    for text, label, expected in _percent_cases(corpus):
+        resolver = Resolver("https://doesnotmatter.invalid/", get_an_encoding(label) or "")
+        assert resolver.many(["?" + text]) == ["https://doesnotmatter.invalid/?" + expected]
+
+
+def test_many_equals_one_at_a_time_with_surrogates_and_repeats() -> None:
+    from pipeline.extract.urls import Resolver
+
+    hrefs = ["/a", "/a", "//h.example/x", "b?q=\u00e9", "\ud800", "http://[::1", "#f", "../c", ""]
+    assert Resolver("http://e.example/p/q", "windows-1252").many(hrefs) == [
+        Resolver("http://e.example/p/q", "windows-1252")(h) for h in hrefs
+    ]

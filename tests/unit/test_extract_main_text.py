@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pipeline.extract import ExtractOptions, extract
-from pipeline.extract.main_text import score_blocks
+from pipeline.extract.main_text import prepare_blocks, score_blocks
 
 PARAGRAPH = (
     "The committee met on Tuesday to discuss the new budget, which has been delayed for "
@@ -87,6 +87,10 @@ def test_cjk_text_without_spaces_is_extracted() -> None:
     assert sentence in _main(html)
 
 
+def _score(blocks: list[str], options: ExtractOptions) -> list[str]:
+    return score_blocks([b for block in blocks for b in prepare_blocks(block)], options)
+
+
 def test_punctuation_is_counted_once_per_match() -> None:
     # The Python port counted a match once per alternative of the expression; here
     # "a, b. c!" has exactly 3 matches, so the score is (len + 3 * weight).
@@ -96,16 +100,16 @@ def test_punctuation_is_counted_once_per_match() -> None:
     length = len(block)
     just_below = replace(options, threshold=length + 3 * 10.0 - 0.01)
     just_above = replace(options, threshold=length + 3 * 10.0 + 0.01)
-    assert score_blocks([block], just_below) == [block]
-    assert score_blocks([block], just_above) == []
+    assert _score([block], just_below) == [block]
+    assert _score([block], just_above) == []
 
 
 def test_decay_factor_lowers_later_blocks() -> None:
     blocks = ["a" * 100, "b" * 100, "c" * 100]
     options = replace(ExtractOptions(), threshold=80, min_length=1, decay_factor=0.7)
     # 100, 70, 49: only the first passes 80.
-    assert score_blocks(blocks, options) == ["a" * 100]
-    assert score_blocks(blocks, replace(options, decay_factor=1.0)) == blocks
+    assert _score(blocks, options) == ["a" * 100]
+    assert _score(blocks, replace(options, decay_factor=1.0)) == blocks
 
 
 def test_continuous_factor_clusters_and_the_best_cluster_wins() -> None:
@@ -113,14 +117,14 @@ def test_continuous_factor_clusters_and_the_best_cluster_wins() -> None:
                       continuous_factor=1.62, punctuation_weight=0.0)
     # Two short-gap clusters; the second (two long blocks) outweighs the first.
     blocks = ["a" * 120, "x" * 10, "y" * 10, "z" * 10, "b" * 140, "c" * 140]
-    assert score_blocks(blocks, options) == ["b" * 140, "c" * 140]
+    assert _score(blocks, options) == ["b" * 140, "c" * 140]
 
 
 def test_waste_expressions_score_a_block_down() -> None:
     options = replace(ExtractOptions(), threshold=80, min_length=1, punctuation_weight=0.0)
     block = "Copyright " + "a" * 90  # 100 * 0.72 = 72 < 80
-    assert score_blocks([block], options) == []
-    assert score_blocks(["Plain text " + "a" * 90], options) != []
+    assert _score([block], options) == []
+    assert _score(["Plain text " + "a" * 90], options) != []
 
 
 def test_options_are_per_call_not_shared_state() -> None:

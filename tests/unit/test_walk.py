@@ -107,3 +107,16 @@ def test_both_paths_agree_on_hostile_input(piece: str, monkeypatch: pytest.Monke
     fast = extract(html, "http://h.example/", "UTF-8")
     monkeypatch.setattr(walk, "AVAILABLE", False)
     assert fast == extract(html, "http://h.example/", "UTF-8")
+
+
+_MARKED_PIECES = ["\ue000", "\ue001", "\ue002", "\ue003", " ", "\u00a0", "\t\n", "\u3000", "word",
+                  "Wörter", "文章。", "\x1c", "🙂", "a, b. c!"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_MARKED_PIECES), max_size=80))
+def test_compiled_blocks_equal_prepare_blocks(pieces: list[str]) -> None:
+    from pipeline.extract.main_text import prepare_blocks
+
+    marked = "".join(pieces)
+    assert walk.blocks(marked) == prepare_blocks(marked)
