@@ -809,6 +809,28 @@ static inline int marker_at(const unsigned char *s, size_t i, size_t n, unsigned
     return i + 3 <= n && s[i] == 0xee && s[i + 1] == 0x80 && s[i + 2] == which;
 }
 
+/* The position of the next `which` marker at or after `from`, or n. */
+static size_t find_marker(const unsigned char *s, size_t from, size_t n, unsigned char which) {
+    while (from < n) {
+        const unsigned char *p = memchr(s + from, 0xee, n - from);
+        if (p == NULL) return n;
+        size_t i = (size_t)(p - s);
+        if (marker_at(s, i, n, which)) return i;
+        from = i + 1;  /* a continuation byte cannot be 0xEE: no false start */
+    }
+    return n;
+}
+
+/* ASCII bytes str.isspace() accepts: TAB LF VT FF CR, FS GS RS US, SPACE. */
+static const unsigned char ASCII_SPACE[128] = {
+    [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1,
+    [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, [0x20] = 1,
+};
+
+static inline int is_marker(const unsigned char *s, size_t i, size_t n) {
+    return i + 3 <= n && s[i] == 0xee && s[i + 1] == 0x80 && s[i + 2] >= 0x80 && s[i + 2] <= 0x83;
+}
+
 /* Appends s[0:n] to out with Python-whitespace runs collapsed to one space, treating the
  * markers in `as_space` (a bit per marker 0..3) as whitespace and dropping the markers
  * in `dropped`; `pending` carries a separator across calls; out's text starts at `floor`. */
@@ -816,25 +838,38 @@ static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_
                          unsigned as_space, unsigned dropped, int *pending) {
     size_t i = 0;
     while (i < n) {
-        size_t k = utf8_seq_len(s[i]);
-        if (i + k > n) k = n - i;
-        int space = 0;
-        if (k == 3 && s[i] == 0xee && s[i + 1] == 0x80 && s[i + 2] >= 0x80 && s[i + 2] <= 0x83) {
-            unsigned bit = 1u << (s[i + 2] - 0x80);
-            if (dropped & bit) {
-                i += k;
+        size_t run = i;  /* a run of characters kept as they are, copied at once */
+        while (run < n) {
+            unsigned char c = s[run];
+            if (c < 0x80) {
+                if (ASCII_SPACE[c]) break;
+                run++;
                 continue;
             }
-            space = (as_space & bit) != 0;
-        } else {
-            space = py_space(utf8_at(s + i, k));
+            size_t k = utf8_seq_len(c);
+            if (run + k > n) k = n - run;
+            if (is_marker(s, run, n) || py_space(utf8_at(s + run, k))) break;
+            run += k;
         }
-        if (space) {
-            *pending = out->len > floor;
-        } else {
+        if (run > i) {
             if (*pending && buf_put(out, " ", 1) < 0) return -1;
             *pending = 0;
-            if (buf_put(out, s + i, k) < 0) return -1;
+            if (buf_put(out, s + i, run - i) < 0) return -1;
+            i = run;
+            continue;
+        }
+        size_t k = utf8_seq_len(s[i]);
+        if (i + k > n) k = n - i;
+        if (is_marker(s, i, n)) {
+            unsigned bit = 1u << (s[i + 2] - 0x80);
+            if (!(dropped & bit) && (as_space & bit)) *pending = out->len > floor;
+            else if (!(dropped & bit)) {  /* a marker kept as a character */
+                if (*pending && buf_put(out, " ", 1) < 0) return -1;
+                *pending = 0;
+                if (buf_put(out, s + i, 3) < 0) return -1;
+            }
+        } else {
+            *pending = out->len > floor;  /* whitespace */
         }
         i += k;
     }
@@ -849,34 +884,28 @@ static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_
 /* One block (main_text.prepare_blocks): its length, its text outside links (markers as
  * spaces, whitespace collapsed), its number of links, and its cleaned lines. */
 static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *b) {
-    size_t chars = 0, links = 0;
     int blank = 1;
-    for (size_t i = 0; i < n;) {
+    for (size_t i = 0; i < n && blank;) {
         size_t k = utf8_seq_len(s[i]);
         if (i + k > n) k = n - i;
-        chars++;
-        if (blank && !py_space(utf8_at(s + i, k))) blank = 0;
-        if (k == 3 && marker_at(s, i, n, M_OPEN)) links++;
+        if (!py_space(utf8_at(s + i, k))) blank = 0;
         i += k;
     }
     if (blank) Py_RETURN_NONE;  /* empty or whitespace only: no block at all */
+    size_t chars = 0, links = 0;
+    for (size_t i = 0; i < n; i++) chars += (s[i] & 0xc0) != 0x80;
+    for (size_t i = find_marker(s, 0, n, M_OPEN); i < n; i = find_marker(s, i + 3, n, M_OPEN))
+        links++;
     /* _split_links: the text before the first link, then after each link's first close,
      * the parts joined by spaces. */
     a->len = 0;
     int pending = 0;
-    size_t i = 0;
     const unsigned as_space = (1u << 2) | (1u << 3);  /* LINK_CLOSE, LINE */
-    size_t part_end = n;
-    for (size_t j = 0; j < n; j += utf8_seq_len(s[j]))
-        if (marker_at(s, j, n, M_OPEN)) { part_end = j; break; }
-    if (collapse_into(a, 0, s, part_end, as_space, 0, &pending) < 0) return NULL;
-    i = part_end;
+    size_t i = find_marker(s, 0, n, M_OPEN);
+    if (collapse_into(a, 0, s, i, as_space, 0, &pending) < 0) return NULL;
     while (i < n) {  /* at a LINK_OPEN */
-        size_t start = i + 3, next = n, close = n;
-        for (size_t j = start; j < n; j += utf8_seq_len(s[j])) {
-            if (marker_at(s, j, n, M_OPEN)) { next = j; break; }
-            if (close == n && marker_at(s, j, n, M_CLOSE)) close = j;
-        }
+        size_t next = find_marker(s, i + 3, n, M_OPEN);
+        size_t close = find_marker(s, i + 3, next, M_CLOSE);
         if (close < next) {
             pending = a->len > 0;  /* the " ".join separator */
             if (collapse_into(a, 0, s + close + 3, next - close - 3, as_space, 0, &pending) < 0)
@@ -887,22 +916,17 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
     /* _clean: link markers dropped, lines split on LINE, each collapsed, empty ones out. */
     b->len = 0;
     size_t line_start = 0;
-    for (size_t j = 0; j <= n;) {
-        int end = j == n || marker_at(s, j, n, M_LINE);
-        if (end) {
-            size_t before = b->len;
-            int p = 0;
-            if (before > 0 && buf_put(b, "\n", 1) < 0) return NULL;
-            size_t mark = b->len;
-            if (collapse_into(b, mark, s + line_start, j - line_start, 0, (1u << 1) | (1u << 2), &p) < 0)
-                return NULL;
-            if (b->len == mark) b->len = before;  /* an empty line is not kept */
-            if (j == n) break;
-            j += 3;
-            line_start = j;
-        } else {
-            j += utf8_seq_len(s[j]);
-        }
+    for (;;) {
+        size_t end = find_marker(s, line_start, n, M_LINE);
+        size_t before = b->len;
+        int p = 0;
+        if (before > 0 && buf_put(b, "\n", 1) < 0) return NULL;
+        size_t mark = b->len;
+        if (collapse_into(b, mark, s + line_start, end - line_start, 0, (1u << 1) | (1u << 2), &p) < 0)
+            return NULL;
+        if (b->len == mark) b->len = before;  /* an empty line is not kept */
+        if (end == n) break;
+        line_start = end + 3;
     }
     return Py_BuildValue("(nNnN)", (Py_ssize_t)chars,
                          PyUnicode_DecodeUTF8(a->data ? a->data : "", (Py_ssize_t)a->len, "replace"),
@@ -922,21 +946,17 @@ static PyObject *py_blocks(PyObject *self, PyObject *args) {
     if (out == NULL) return NULL;
     buf_t a = {0}, b = {0};
     size_t start = 0;
-    for (size_t j = 0; j <= n;) {
-        if (j == n || marker_at(s, j, n, M_HARD)) {
-            PyObject *item = block_tuple(s + start, j - start, &a, &b);
-            if (item == NULL || (item != Py_None && PyList_Append(out, item) < 0)) {
-                Py_XDECREF(item);
-                Py_CLEAR(out);
-                break;
-            }
-            Py_DECREF(item);
-            if (j == n) break;
-            j += 3;
-            start = j;
-        } else {
-            j += utf8_seq_len(s[j]);
+    for (;;) {
+        size_t end = find_marker(s, start, n, M_HARD);
+        PyObject *item = block_tuple(s + start, end - start, &a, &b);
+        if (item == NULL || (item != Py_None && PyList_Append(out, item) < 0)) {
+            Py_XDECREF(item);
+            Py_CLEAR(out);
+            break;
         }
+        Py_DECREF(item);
+        if (end == n) break;
+        start = end + 3;
     }
     PyMem_Free(a.data);
     PyMem_Free(b.data);
