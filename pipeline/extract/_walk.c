@@ -509,6 +509,8 @@ static PyObject *py_links(PyObject *self, PyObject *args) {
 
 /* ---- main text --------------------------------------------------------------- */
 
+static PyObject *blocks_of(const unsigned char *s, size_t n);
+
 typedef struct {
     lxnode *node;
     size_t length;
@@ -747,7 +749,7 @@ static PyObject *py_main_text(PyObject *self, PyObject *args) {
                                    (Py_ssize_t)m.visible.len, "replace");
     if (visible == NULL) goto done;
     if (PyUnicode_GET_LENGTH(visible) == 0) {
-        result = Py_BuildValue("(ssO)", "", "", Py_False);
+        result = Py_BuildValue("([]sO)", "", Py_False);
         goto done;
     }
     lxnode *scope = root;
@@ -790,10 +792,9 @@ static PyObject *py_main_text(PyObject *self, PyObject *args) {
     if (prune_patterns && prune(scope, TEST_PATTERN, 0, 0, max_share, &removed) < 0) goto done;
     mk.kind_of = scope != root ? container_kinds : kinds;
     if (walk(scope, &mk.w) < 0) goto done;
-    PyObject *marked = PyUnicode_DecodeUTF8(mk.out.data ? mk.out.data : "",
-                                            (Py_ssize_t)mk.out.len, "replace");
-    if (marked == NULL) goto done;
-    result = Py_BuildValue("(NOO)", marked, visible, scope != root ? Py_True : Py_False);
+    PyObject *blocks = blocks_of((const unsigned char *)(mk.out.data ? mk.out.data : ""), mk.out.len);
+    if (blocks == NULL) goto done;
+    result = Py_BuildValue("(NOO)", blocks, visible, scope != root ? Py_True : Py_False);
 done:
     Py_XDECREF(visible);
     measure_free(&m);
@@ -821,14 +822,27 @@ static size_t find_marker(const unsigned char *s, size_t from, size_t n, unsigne
     return n;
 }
 
-/* ASCII bytes str.isspace() accepts: TAB LF VT FF CR, FS GS RS US, SPACE. */
-static const unsigned char ASCII_SPACE[128] = {
+/* Bytes that can start whitespace (str.isspace()) or a marker: the ASCII spaces TAB LF
+ * VT FF CR, FS GS RS US, SPACE (1), and the lead bytes of U+0085/U+00A0 (C2), U+1680
+ * (E1), U+2000-U+205F (E2), U+3000 (E3) and the markers U+E000-U+E003 (EE) (2). Every
+ * other byte, continuation bytes included, is inside a character kept as it is. */
+static const unsigned char BYTE_CLASS[256] = {
     [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1,
     [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, [0x20] = 1,
+    [0xc2] = 2, [0xe1] = 2, [0xe2] = 2, [0xe3] = 2, [0xee] = 2,
 };
 
 static inline int is_marker(const unsigned char *s, size_t i, size_t n) {
     return i + 3 <= n && s[i] == 0xee && s[i + 1] == 0x80 && s[i + 2] >= 0x80 && s[i + 2] <= 0x83;
+}
+
+static inline int put_fast(buf_t *b, const void *src, size_t n) {
+    if (b->len + n <= b->cap) {
+        memcpy(b->data + b->len, src, n);
+        b->len += n;
+        return 0;
+    }
+    return buf_put(b, src, n);
 }
 
 /* Appends s[0:n] to out with Python-whitespace runs collapsed to one space, treating the
@@ -839,22 +853,18 @@ static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_
     size_t i = 0;
     while (i < n) {
         size_t run = i;  /* a run of characters kept as they are, copied at once */
-        while (run < n) {
-            unsigned char c = s[run];
-            if (c < 0x80) {
-                if (ASCII_SPACE[c]) break;
-                run++;
-                continue;
-            }
-            size_t k = utf8_seq_len(c);
+        for (;;) {
+            while (run < n && BYTE_CLASS[s[run]] == 0) run++;
+            if (run >= n || BYTE_CLASS[s[run]] == 1) break;
+            size_t k = utf8_seq_len(s[run]);
             if (run + k > n) k = n - run;
             if (is_marker(s, run, n) || py_space(utf8_at(s + run, k))) break;
-            run += k;
+            run += k;  /* a C2/E1/E2/E3/EE character that is neither */
         }
         if (run > i) {
-            if (*pending && buf_put(out, " ", 1) < 0) return -1;
+            if (*pending && put_fast(out, " ", 1) < 0) return -1;
             *pending = 0;
-            if (buf_put(out, s + i, run - i) < 0) return -1;
+            if (put_fast(out, s + i, run - i) < 0) return -1;
             i = run;
             continue;
         }
@@ -864,9 +874,9 @@ static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_
             unsigned bit = 1u << (s[i + 2] - 0x80);
             if (!(dropped & bit) && (as_space & bit)) *pending = out->len > floor;
             else if (!(dropped & bit)) {  /* a marker kept as a character */
-                if (*pending && buf_put(out, " ", 1) < 0) return -1;
+                if (*pending && put_fast(out, " ", 1) < 0) return -1;
                 *pending = 0;
-                if (buf_put(out, s + i, 3) < 0) return -1;
+                if (put_fast(out, s + i, 3) < 0) return -1;
             }
         } else {
             *pending = out->len > floor;  /* whitespace */
@@ -892,8 +902,13 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
         i += k;
     }
     if (blank) Py_RETURN_NONE;  /* empty or whitespace only: no block at all */
-    size_t chars = 0, links = 0;
-    for (size_t i = 0; i < n; i++) chars += (s[i] & 0xc0) != 0x80;
+    size_t chars = n, links = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {  /* code points = bytes - continuation bytes (10xxxxxx) */
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        chars -= (size_t)__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL);
+    }
+    for (; i < n; i++) chars -= (s[i] & 0xc0) == 0x80;
     for (size_t i = find_marker(s, 0, n, M_OPEN); i < n; i = find_marker(s, i + 3, n, M_OPEN))
         links++;
     /* _split_links: the text before the first link, then after each link's first close,
@@ -901,7 +916,7 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
     a->len = 0;
     int pending = 0;
     const unsigned as_space = (1u << 2) | (1u << 3);  /* LINK_CLOSE, LINE */
-    size_t i = find_marker(s, 0, n, M_OPEN);
+    i = find_marker(s, 0, n, M_OPEN);
     if (collapse_into(a, 0, s, i, as_space, 0, &pending) < 0) return NULL;
     while (i < n) {  /* at a LINK_OPEN */
         size_t next = find_marker(s, i + 3, n, M_OPEN);
@@ -934,14 +949,8 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
                          PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace"));
 }
 
-static PyObject *py_blocks(PyObject *self, PyObject *args) {
-    PyObject *marked;
-    if (!PyArg_ParseTuple(args, "U", &marked)) return NULL;
-    Py_ssize_t size;
-    const char *data = PyUnicode_AsUTF8AndSize(marked, &size);
-    if (data == NULL) return NULL;
-    const unsigned char *s = (const unsigned char *)data;
-    size_t n = (size_t)size;
+/* The blocks of marked UTF-8 text (main_text.prepare_blocks). */
+static PyObject *blocks_of(const unsigned char *s, size_t n) {
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
     buf_t a = {0}, b = {0};
@@ -961,6 +970,15 @@ static PyObject *py_blocks(PyObject *self, PyObject *args) {
     PyMem_Free(a.data);
     PyMem_Free(b.data);
     return out;
+}
+
+static PyObject *py_blocks(PyObject *self, PyObject *args) {
+    PyObject *marked;
+    if (!PyArg_ParseTuple(args, "U", &marked)) return NULL;
+    Py_ssize_t size;
+    const char *data = PyUnicode_AsUTF8AndSize(marked, &size);
+    if (data == NULL) return NULL;
+    return blocks_of((const unsigned char *)data, (size_t)size);
 }
 
 /* ---- configuration and self-test helpers -------------------------------------- */
@@ -1048,7 +1066,7 @@ static PyMethodDef methods[] = {
      "links(root_mem_id, max_links) -> (elements, candidates, [(tag, href, rel, text), ...])"},
     {"main_text", py_main_text, METH_VARARGS,
      "main_text(body_mem_id, drop_tags, drop_hidden, prune_patterns, prefer_article, "
-     "max_share, article_min_share) -> (marked scope text, visible text, in_container)"},
+     "max_share, article_min_share) -> (blocks of the scope, visible text, in_container)"},
     {"blocks", py_blocks, METH_VARARGS,
      "blocks(marked) -> [(length, text outside links, links, cleaned lines), ...]"},
     {"attr_ids", py_attr_ids, METH_VARARGS, "attr_ids(mem_id) -> static attribute ids (0: none)"},

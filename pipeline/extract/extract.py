@@ -15,7 +15,7 @@ from pipeline.extract import walk
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import choose_language, detect_language
 from pipeline.extract.links import extract_links, link_candidates
-from pipeline.extract.main_text import main_text_of, marked_text, prepare_blocks
+from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.tree import (
@@ -103,12 +103,11 @@ def extract(
         errors.append(_failure("links", exc))
 
     main_text, visible = "", ""
-    cut = walk.blocks if fast else prepare_blocks
     try:
         prune = elements <= options.max_pruned_elements
         first = options if prune else _without_pruning(options)
-        marked, visible = _marked(tree, first, found)
-        main_text = main_text_of(marked, first, cut)
+        blocks, visible = _blocks(tree, first, found)
+        main_text = main_text_of(blocks, first)
         if (
             prune
             and elements <= RETRY_MAX_ELEMENTS
@@ -119,8 +118,8 @@ def extract(
             # Score again without the class/id patterns (the Python path pruned and
             # marked the tree: it needs a fresh parse).
             retry = replace(options, prune_patterns=False)
-            again, _ = _marked(tree if fast else parse_document(text), retry, None)
-            second = main_text_of(again, retry, cut)
+            again, _ = _blocks(tree if fast else parse_document(text), retry, None)
+            second = main_text_of(again, retry)
             if len(second) > len(main_text):
                 main_text = second
     except Exception as exc:
@@ -176,14 +175,16 @@ def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
     )
 
 
-def _marked(tree: LexborHTMLParser, options: ExtractOptions, found: Scan | None) -> tuple[str, str]:
-    """(marked scope text, visible text): the compiled walk, or the Python reference
+def _blocks(tree: LexborHTMLParser, options: ExtractOptions, found: Scan | None
+            ) -> tuple[list[Block], str]:
+    """(ExtractContent blocks, visible text): the compiled walk, or the Python reference
     (which mutates the tree) when ``found`` is the Python path's scan."""
     if found is None and walk.AVAILABLE:
         return walk.main_text(tree, options.drop_boilerplate_tags, options.drop_hidden,
                               options.prune_patterns, options.prefer_article,
                               options.prune_max_share, options.article_min_share)
-    return marked_text(tree, options, found.invisible if found is not None else None)
+    marked, visible = marked_text(tree, options, found.invisible if found is not None else None)
+    return prepare_blocks(marked), visible
 
 
 def _without_pruning(options: ExtractOptions) -> ExtractOptions:

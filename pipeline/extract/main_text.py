@@ -270,15 +270,18 @@ def _clean(block: str) -> str:
 
 
 def _waste_counter(expression: str) -> Callable[[str], int]:
-    """Count waste-expression matches; for the default expression, a substring test on
-    the case-folded text first skips the regex on the (usual) text without any."""
+    """Count waste-expression matches; for the default expression, four substring tests
+    first skip the regex on the (usual) text without any match."""
     pattern = _compiled(expression)
     if expression != DEFAULT_WASTE_EXPRESSIONS:
         return lambda text: len(pattern.findall(text))
 
     def count(text: str) -> int:
-        folded = text.casefold()
-        if "copyright" not in folded and "all rights reserved" not in folded:
+        # Both phrases hold "ht", and under IGNORECASE only h/H match "h" and t/T match
+        # "t" (checked over every code point in the tests): no "ht" in any case, no match.
+        # (A casefold() test is not exact: the regex matches "COPYRİGHT", casefold gives
+        # "copyri̇ght"; and it cost 0.8 ms on 40 KB of Cyrillic.)
+        if "ht" not in text and "Ht" not in text and "hT" not in text and "HT" not in text:
             return 0
         return len(pattern.findall(text))
 
@@ -382,13 +385,9 @@ def marked_text(
     return scope.text(), visible
 
 
-def main_text_of(
-    marked: str, options: ExtractOptions, blocks: Callable[[str], list[Block]] = prepare_blocks
-) -> str:
-    """The main text from :func:`marked_text`'s marked text: blocks scored, best cluster.
-    ``blocks`` cuts the blocks (the compiled :func:`pipeline.extract.walk.blocks` gives the
-    same as the default)."""
-    return "\n".join(score_blocks(blocks(marked), options))
+def main_text_of(blocks: list[Block], options: ExtractOptions) -> str:
+    """The main text: the blocks scored, the best cluster's lines."""
+    return "\n".join(score_blocks(blocks, options))
 
 
 def extract_main_text(
@@ -399,4 +398,4 @@ def extract_main_text(
     MUTATES ``tree``: see :func:`marked_text`.
     """
     marked, visible = marked_text(tree, options, invisible)
-    return main_text_of(marked, options), visible
+    return main_text_of(prepare_blocks(marked), options), visible

@@ -158,3 +158,20 @@ def test_bad_options_fail_when_built_not_per_record() -> None:
         ExtractOptions(continuous_factor=0.0)
     with pytest.raises(ValueError, match="prune_max_share"):
         ExtractOptions(prune_max_share=0.0)
+
+
+def test_waste_prefilter_is_exact() -> None:
+    # The default expression's prefilter looks for "ht" in any case: only h/H match "h"
+    # and only t/T match "t" under the regex's IGNORECASE, over every code point.
+    import re
+
+    from pipeline.extract.main_text import _waste_counter
+    from pipeline.extract.options import DEFAULT_WASTE_EXPRESSIONS
+
+    for letter, allowed in (("h", {"h", "H"}), ("t", {"t", "T"})):
+        pattern = re.compile(f"(?i){letter}")
+        assert {chr(c) for c in range(0x110000) if pattern.fullmatch(chr(c))} == allowed
+    count = _waste_counter(DEFAULT_WASTE_EXPRESSIONS)
+    reference = re.compile(DEFAULT_WASTE_EXPRESSIONS)
+    for text in ("COPYRİGHT 2024", "Copyrıght", "ALL RIGHTS RESERVED", "plain", "Copy right", ""):
+        assert count(text) == len(reference.findall(text)), text

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pipeline.extract import extract, walk
 from pipeline.extract.links import link_candidates
-from pipeline.extract.main_text import marked_text
+from pipeline.extract.main_text import marked_text, prepare_blocks
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.tree import parse_document, scan
 
@@ -33,11 +33,12 @@ def _python_links(html: str, max_links: int) -> tuple[int, int, list]:
     return found.elements, len(found.links), link_candidates(found, max_links)
 
 
-def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple[str, str], tuple[str, str]]:
+def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
     fast = walk.main_text(parse_document(html), options.drop_boilerplate_tags, options.drop_hidden,
                           options.prune_patterns, options.prefer_article,
                           options.prune_max_share, options.article_min_share)
-    return fast, marked_text(parse_document(html), options)
+    marked, visible = marked_text(parse_document(html), options)
+    return fast, (prepare_blocks(marked), visible)
 
 
 _TAGS = ["div", "p", "a", "span", "article", "section", "nav", "aside", "footer", "form", "ul",
