@@ -305,6 +305,19 @@ static inline uint32_t utf8_at(const unsigned char *s, size_t n) {
     }
 }
 
+/* Code points in valid UTF-8: bytes minus continuation bytes (10xxxxxx), 8 at a time. */
+static size_t utf8_chars(const char *data, size_t n) {
+    const unsigned char *s = (const unsigned char *)data;
+    size_t chars = n, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        chars -= (size_t)__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL);
+    }
+    for (; i < n; i++) chars -= (s[i] & 0xc0) == 0x80;
+    return chars;
+}
+
 /* Byte bounds of the stripped text and its length in code points. The data is valid
  * UTF-8 (selectolax encodes a str; Lexbor writes U+FFFD for what it replaces). */
 static size_t strip_utf8(const unsigned char *s, size_t n, size_t *start, size_t *end) {
@@ -322,9 +335,7 @@ static size_t strip_utf8(const unsigned char *s, size_t n, size_t *start, size_t
     }
     *start = i;
     *end = j;
-    size_t chars = 0;
-    for (size_t p = i; p < j; p++) chars += (s[p] & 0xc0) != 0x80;
-    return chars;
+    return utf8_chars((const char *)s + i, j - i);
 }
 
 static inline int ascii_ws_only(const lxstr *t) {
@@ -902,13 +913,7 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
         i += k;
     }
     if (blank) Py_RETURN_NONE;  /* empty or whitespace only: no block at all */
-    size_t chars = n, links = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {  /* code points = bytes - continuation bytes (10xxxxxx) */
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        chars -= (size_t)__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL);
-    }
-    for (; i < n; i++) chars -= (s[i] & 0xc0) == 0x80;
+    size_t chars = utf8_chars((const char *)s, n), links = 0, i;
     for (size_t i = find_marker(s, 0, n, M_OPEN); i < n; i = find_marker(s, i + 3, n, M_OPEN))
         links++;
     /* _split_links: the text before the first link, then after each link's first close,
@@ -943,10 +948,20 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
         if (end == n) break;
         line_start = end + 3;
     }
-    return Py_BuildValue("(nNnN)", (Py_ssize_t)chars,
-                         PyUnicode_DecodeUTF8(a->data ? a->data : "", (Py_ssize_t)a->len, "replace"),
-                         (Py_ssize_t)links,
-                         PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace"));
+    /* "ht" in any case (main_text._has_ht): memchr for the h/H, then the next byte. */
+    int has_ht = 0;
+    for (const char *h = "hH"; *h && !has_ht; h++) {
+        const char *p = a->data, *end = a->data + a->len;
+        while (p != NULL && p < end - 1 && !has_ht) {
+            p = memchr(p, *h, (size_t)(end - 1 - p));
+            if (p == NULL) break;
+            has_ht = p[1] == 't' || p[1] == 'T';
+            p++;
+        }
+    }
+    return Py_BuildValue("(nny#Nny#)", (Py_ssize_t)chars, (Py_ssize_t)utf8_chars(a->data, a->len),
+                         a->data ? a->data : "", (Py_ssize_t)a->len, PyBool_FromLong(has_ht),
+                         (Py_ssize_t)links, b->data ? b->data : "", (Py_ssize_t)b->len);
 }
 
 /* The blocks of marked UTF-8 text (main_text.prepare_blocks). */
@@ -1068,7 +1083,7 @@ static PyMethodDef methods[] = {
      "main_text(body_mem_id, drop_tags, drop_hidden, prune_patterns, prefer_article, "
      "max_share, article_min_share) -> (blocks of the scope, visible text, in_container)"},
     {"blocks", py_blocks, METH_VARARGS,
-     "blocks(marked) -> [(length, text outside links, links, cleaned lines), ...]"},
+     "blocks(marked) -> [(length, outside length, outside text, 'ht' in it, links, lines)]"},
     {"attr_ids", py_attr_ids, METH_VARARGS, "attr_ids(mem_id) -> static attribute ids (0: none)"},
     {"tag_id", py_tag_id, METH_VARARGS, "tag_id(mem_id) -> (local_name id, node type)"},
     {NULL, NULL, 0, NULL},

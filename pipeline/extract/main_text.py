@@ -269,28 +269,33 @@ def _clean(block: str) -> str:
     return "\n".join(out)
 
 
-def _waste_counter(expression: str) -> Callable[[str], int]:
-    """Count waste-expression matches; for the default expression, four substring tests
-    first skip the regex on the (usual) text without any match."""
+def _waste_counter(expression: str) -> Callable[[bytes, bool], int]:
+    """Count waste-expression matches in a block's UTF-8 text; for the default expression,
+    the block's "ht" flag first skips the decode and the regex on text without any."""
     pattern = _compiled(expression)
     if expression != DEFAULT_WASTE_EXPRESSIONS:
-        return lambda text: len(pattern.findall(text))
+        return lambda text, has_ht: len(pattern.findall(text.decode()))
 
-    def count(text: str) -> int:
+    def count(text: bytes, has_ht: bool) -> int:
         # Both phrases hold "ht", and under IGNORECASE only h/H match "h" and t/T match
         # "t" (checked over every code point in the tests): no "ht" in any case, no match.
         # (A casefold() test is not exact: the regex matches "COPYRİGHT", casefold gives
         # "copyri̇ght"; and it cost 0.8 ms on 40 KB of Cyrillic.)
-        if "ht" not in text and "Ht" not in text and "hT" not in text and "HT" not in text:
-            return 0
-        return len(pattern.findall(text))
+        return len(pattern.findall(text.decode())) if has_ht else 0
 
     return count
 
 
-#: A block ready for scoring: (length with markers, text outside links with whitespace
-#: collapsed, number of links, cleaned lines).
-Block = tuple[int, str, int, str]
+#: A block ready for scoring: (length with markers, length of the text outside links,
+#: that text with whitespace collapsed, whether that text holds "ht" in any case, number
+#: of links, cleaned lines) — both texts as UTF-8 bytes, decoded only for the blocks that
+#: need them (scored closely, or kept). The "ht" flag rules out the default waste
+#: expressions without a regex (both phrases hold "ht").
+Block = tuple[int, int, bytes, bool, int, bytes]
+
+
+def _has_ht(text: bytes) -> bool:
+    return b"ht" in text or b"Ht" in text or b"hT" in text or b"HT" in text
 
 
 def prepare_blocks(marked: str) -> list[Block]:
@@ -303,7 +308,8 @@ def prepare_blocks(marked: str) -> list[Block]:
         notlinked, links = _split_links(block)
         # (str.translate with a dict costs 20x more than these replaces)
         notlinked = " ".join(notlinked.replace(_LINE, " ").replace(_LINK_CLOSE, " ").split())
-        out.append((len(block), notlinked, links, _clean(block)))
+        data = notlinked.encode()
+        out.append((len(block), len(notlinked), data, _has_ht(data), links, _clean(block).encode()))
     return out
 
 
@@ -318,22 +324,21 @@ def score_blocks(blocks: list[Block], options: ExtractOptions) -> list[str]:
     # block's exact score only matters when its length alone does not pass the threshold.
     lazy = options.continuous_factor == 1.0
     factor = continuous = 1.0
-    body: list[str] = []
+    body: list[bytes] = []
     score = 0.0
-    clusters: list[tuple[list[str], float]] = []
-    for marked_length, notlinked, links, cleaned in blocks:
+    clusters: list[tuple[list[bytes], float]] = []
+    for marked_length, length, notlinked, has_ht, links, cleaned in blocks:
         if body:
             continuous /= options.continuous_factor
         if marked_length < options.min_length:  # the non-link text can only be shorter
             continue
-        length = len(notlinked)
         if length < LINK_TEXT_PER_LINK * links or length < options.min_length:
             continue
-        penalty = WASTE_PENALTY ** waste(notlinked)
+        penalty = WASTE_PENALTY ** waste(notlinked, has_ht)
         if lazy and length * factor * penalty > options.threshold:
             c = length * factor * penalty  # a lower bound that already passes
         else:
-            punctuation = len(punctuations.findall(notlinked))
+            punctuation = len(punctuations.findall(notlinked.decode()))
             c = (length + punctuation * options.punctuation_weight) * factor * penalty
         factor *= options.decay_factor
         c1 = c * continuous
@@ -351,7 +356,7 @@ def score_blocks(blocks: list[Block], options: ExtractOptions) -> list[str]:
     for cluster_body, cluster_score in clusters[1:]:
         if cluster_score > best_score:
             best_body, best_score = cluster_body, cluster_score
-    return [text for text in best_body if text]
+    return [text.decode() for text in best_body if text]
 
 
 def marked_text(

@@ -174,4 +174,6 @@ def test_waste_prefilter_is_exact() -> None:
     count = _waste_counter(DEFAULT_WASTE_EXPRESSIONS)
     reference = re.compile(DEFAULT_WASTE_EXPRESSIONS)
     for text in ("COPYRİGHT 2024", "Copyrıght", "ALL RIGHTS RESERVED", "plain", "Copy right", ""):
-        assert count(text) == len(reference.findall(text)), text
+        data = text.encode()
+        has_ht = any(pair.encode() in data for pair in ("ht", "Ht", "hT", "HT"))
+        assert count(data, has_ht) == len(reference.findall(text)), text
