@@ -312,7 +312,9 @@ static size_t utf8_chars(const char *data, size_t n) {
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
-        chars -= (size_t)__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL);
+        /* one bit (bit 7) per continuation byte, summed by a multiply (no popcnt needed) */
+        uint64_t cont = (w & ~(w << 1) & 0x8080808080808080ULL) >> 7;
+        chars -= (size_t)((cont * 0x0101010101010101ULL) >> 56);
     }
     for (; i < n; i++) chars -= (s[i] & 0xc0) == 0x80;
     return chars;
@@ -847,6 +849,15 @@ static inline int is_marker(const unsigned char *s, size_t i, size_t n) {
     return i + 3 <= n && s[i] == 0xee && s[i + 1] == 0x80 && s[i + 2] >= 0x80 && s[i + 2] <= 0x83;
 }
 
+/* Whether 8 bytes may hold a BYTE_CLASS 1 or 2 byte: one below 0x21, or C2, E0-E3, EE
+ * (conservative: a false alarm only sends the bytes through the per-byte loop). */
+static inline int maybe_special8(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t below = (w - 0x21 * ones) & ~w;
+    uint64_t c2 = w ^ (0xc2 * ones), e0 = (w & (0xfc * ones)) ^ (0xe0 * ones), ee = w ^ (0xee * ones);
+    return ((below | ((c2 - ones) & ~c2) | ((e0 - ones) & ~e0) | ((ee - ones) & ~ee)) & highs) != 0;
+}
+
 static inline int put_fast(buf_t *b, const void *src, size_t n) {
     if (b->len + n <= b->cap) {
         memcpy(b->data + b->len, src, n);
@@ -865,6 +876,12 @@ static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_
     while (i < n) {
         size_t run = i;  /* a run of characters kept as they are, copied at once */
         for (;;) {
+            while (run + 8 <= n) {
+                uint64_t w;
+                memcpy(&w, s + run, 8);
+                if (maybe_special8(w)) break;
+                run += 8;
+            }
             while (run < n && BYTE_CLASS[s[run]] == 0) run++;
             if (run >= n || BYTE_CLASS[s[run]] == 1) break;
             size_t k = utf8_seq_len(s[run]);
