@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ftfy.badness import BADNESS_RE, MOJIBAKE_CATEGORIES
@@ -216,9 +217,34 @@ def _flag_table(patterns: tuple[tuple[re.Pattern[str], int], ...]) -> np.ndarray
     return table
 
 
+#: The flag tables as built by ``scripts/gen_mojibake_flags.py`` (BMP entries; the classes
+#: are BMP-only): building them costs ~0.5 s per process, loading 2 ms.
+#: ``tests/unit/test_mojibake.py`` rebuilds them and checks the file is current.
+FLAGS_FILE = Path(__file__).with_name("mojibake_flags.npz")
+
+
+def _stored_flags(name: str) -> np.ndarray | None:
+    import numpy as np
+
+    try:
+        with np.load(FLAGS_FILE) as stored:
+            bmp = stored[name]
+    except (OSError, KeyError, ValueError):
+        return None  # built below instead
+    table = np.zeros(0x110000, np.uint8)
+    table[: len(bmp)] = bmp
+    return table
+
+
 @functools.cache
 def _base_flags() -> np.ndarray:
-    """Flags of the cheap classes (~30 ms to build, once per process that meets non-ASCII)."""
+    """Flags of the cheap classes (stored; ~30 ms to build)."""
+    stored = _stored_flags("base")
+    return stored if stored is not None else build_base_flags()
+
+
+def build_base_flags() -> np.ndarray:
+    """:func:`_base_flags` built from the patterns."""
     return _flag_table((
         (_CJK_RE, _F_CJK),
         (_JAMO_RE, _F_JAMO),
@@ -232,8 +258,13 @@ def _base_flags() -> np.ndarray:
 
 @functools.cache
 def _rare_flags() -> np.ndarray:
-    """Flags of the rare-CJK and simplified-only classes (~50 ms on top of those patterns, on
-    first CJK text)."""
+    """Flags of the rare-CJK and simplified-only classes (stored; ~0.4 s to build)."""
+    stored = _stored_flags("rare")
+    return stored if stored is not None else build_rare_flags()
+
+
+def build_rare_flags() -> np.ndarray:
+    """:func:`_rare_flags` built from the patterns (the codecs' tables)."""
     return _flag_table(((_rare_cjk_re(), _F_RARE), (_simplified_only_re(), _F_SIMPLIFIED)))
 
 

@@ -32,6 +32,9 @@ class ParquetSink:
     def __init__(self, path: Path, schema: pa.Schema) -> None:
         self.path = path
         self.schema = schema
+        # The string columns, measured per row (not every value tested for its type).
+        self._text_columns = tuple(f.name for f in schema
+                                   if pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
         self.tmp = path.with_name(f".{path.name}.tmp")
         self.rows_written = 0
         self._buffer: list[dict[str, Any]] = []
@@ -41,7 +44,8 @@ class ParquetSink:
     def write(self, row: dict[str, Any]) -> None:
         """Buffer one row; a full buffer becomes a row group."""
         self._buffer.append(row)
-        self._buffer_bytes += sum(len(v) for v in row.values() if isinstance(v, str))
+        get = row.get
+        self._buffer_bytes += sum([len(get(name) or "") for name in self._text_columns])
         if len(self._buffer) >= ROW_GROUP_ROWS or self._buffer_bytes >= ROW_GROUP_BYTES:
             self._flush()
 

@@ -74,3 +74,23 @@ def _assert_same_walk(text: str) -> None:
     assert got == expected
     if got is not None:
         assert list(got) == list(expected)  # the order the scores are summed in
+
+
+def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The decompressed cache must load the very arrays py3langid's own loader gives.
+    import numpy as np
+    from py3langid import modelio
+    from py3langid.langid import MODEL_DIR, MODEL_FILE
+
+    from pipeline.extract import lang
+
+    monkeypatch.setenv("REDECODE_CACHE_DIR", str(tmp_path))
+    path = MODEL_DIR / MODEL_FILE
+    cached = lang._load_model(path)
+    assert list(tmp_path.glob("py3langid-*.npz")), "the cache was not written"
+    again = lang._load_model(path)  # now read from the cache
+    reference = modelio.load_model(path)
+    for got in (cached, again):
+        assert np.array_equal(got[0], reference[0]) and np.array_equal(got[1], reference[1])
+        assert got[2] == reference[2] and got[5] == reference[5]
+        assert got[3] == reference[3] and got[4] == reference[4]

@@ -239,3 +239,13 @@ def test_flag_prefilters_skip_only_zero_counts(text: str) -> None:
         assert badness_count(text) == 0
     if (flags & _F_SOUP).sum() < 3:
         assert not _SOUP_RE.findall(text)
+
+
+def test_stored_flag_tables_equal_a_fresh_build() -> None:
+    # scripts/gen_mojibake_flags.py writes them; a pattern change without a rerun fails here.
+    import numpy as np
+
+    from pipeline.encoding import mojibake
+
+    assert np.array_equal(mojibake._stored_flags("base"), mojibake.build_base_flags())
+    assert np.array_equal(mojibake._stored_flags("rare"), mojibake.build_rare_flags())
