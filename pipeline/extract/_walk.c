@@ -914,6 +914,46 @@ static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_
     return 0;
 }
 
+/* Both texts of a block without link markers in one pass (block_tuple): `a` gets the
+ * text with LINE markers as whitespace, `b` the same text except that a separator whose
+ * whitespace run held a LINE is "\n" — exactly the non-empty collapsed lines joined by
+ * newlines, as _clean makes them. */
+static int collapse_lines(buf_t *a, buf_t *b, const unsigned char *s, size_t n) {
+    int pending = 0, newline = 0;
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        for (;;) {
+            while (run + 8 <= n) {
+                uint64_t w;
+                memcpy(&w, s + run, 8);
+                if (maybe_special8(w)) break;
+                run += 8;
+            }
+            while (run < n && BYTE_CLASS[s[run]] == 0) run++;
+            if (run >= n || BYTE_CLASS[s[run]] == 1) break;
+            size_t k = utf8_seq_len(s[run]);
+            if (run + k > n) k = n - run;
+            if (is_marker(s, run, n) || py_space(utf8_at(s + run, k))) break;
+            run += k;
+        }
+        if (run > i) {
+            if (pending && (put_fast(a, " ", 1) < 0 || put_fast(b, newline ? "\n" : " ", 1) < 0))
+                return -1;
+            pending = newline = 0;
+            if (put_fast(a, s + i, run - i) < 0 || put_fast(b, s + i, run - i) < 0) return -1;
+            i = run;
+            continue;
+        }
+        size_t k = utf8_seq_len(s[i]);
+        if (i + k > n) k = n - i;
+        pending = a->len > 0;  /* whitespace or a LINE marker (the only marker here) */
+        if (is_marker(s, i, n)) newline = 1;
+        i += k;
+    }
+    return 0;
+}
+
 #define M_HARD 0x80
 #define M_OPEN 0x81
 #define M_CLOSE 0x82
@@ -933,9 +973,14 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
     size_t chars = utf8_chars((const char *)s, n), links = 0, i;
     for (size_t i = find_marker(s, 0, n, M_OPEN); i < n; i = find_marker(s, i + 3, n, M_OPEN))
         links++;
+    a->len = 0;
+    b->len = 0;
+    if (links == 0 && find_marker(s, 0, n, M_CLOSE) == n) {
+        if (collapse_lines(a, b, s, n) < 0) return NULL;
+        goto built;
+    }
     /* _split_links: the text before the first link, then after each link's first close,
      * the parts joined by spaces. */
-    a->len = 0;
     int pending = 0;
     const unsigned as_space = (1u << 2) | (1u << 3);  /* LINK_CLOSE, LINE */
     i = find_marker(s, 0, n, M_OPEN);
@@ -951,7 +996,6 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
         i = next;
     }
     /* _clean: link markers dropped, lines split on LINE, each collapsed, empty ones out. */
-    b->len = 0;
     size_t line_start = 0;
     for (;;) {
         size_t end = find_marker(s, line_start, n, M_LINE);
@@ -965,6 +1009,7 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
         if (end == n) break;
         line_start = end + 3;
     }
+built:;
     /* "ht" in any case (main_text._has_ht): memchr for the h/H, then the next byte. */
     int has_ht = 0;
     for (const char *h = "hH"; *h && !has_ht; h++) {
