@@ -867,6 +867,25 @@ static inline int put_fast(buf_t *b, const void *src, size_t n) {
     return buf_put(b, src, n);
 }
 
+/* The end of the run of characters from `run` that are kept as they are: up to the next
+ * whitespace (str.isspace()) or marker, or n. */
+static inline size_t kept_run(const unsigned char *s, size_t run, size_t n) {
+    for (;;) {
+        while (run + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + run, 8);
+            if (maybe_special8(w)) break;
+            run += 8;
+        }
+        while (run < n && BYTE_CLASS[s[run]] == 0) run++;
+        if (run >= n || BYTE_CLASS[s[run]] == 1) return run;
+        size_t k = utf8_seq_len(s[run]);
+        if (run + k > n) k = n - run;
+        if (is_marker(s, run, n) || py_space(utf8_at(s + run, k))) return run;
+        run += k;  /* a C2/E1/E2/E3/EE character that is neither */
+    }
+}
+
 /* Appends s[0:n] to out with Python-whitespace runs collapsed to one space, treating the
  * markers in `as_space` (a bit per marker 0..3) as whitespace and dropping the markers
  * in `dropped`; `pending` carries a separator across calls; out's text starts at `floor`. */
@@ -874,21 +893,7 @@ static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_
                          unsigned as_space, unsigned dropped, int *pending) {
     size_t i = 0;
     while (i < n) {
-        size_t run = i;  /* a run of characters kept as they are, copied at once */
-        for (;;) {
-            while (run + 8 <= n) {
-                uint64_t w;
-                memcpy(&w, s + run, 8);
-                if (maybe_special8(w)) break;
-                run += 8;
-            }
-            while (run < n && BYTE_CLASS[s[run]] == 0) run++;
-            if (run >= n || BYTE_CLASS[s[run]] == 1) break;
-            size_t k = utf8_seq_len(s[run]);
-            if (run + k > n) k = n - run;
-            if (is_marker(s, run, n) || py_space(utf8_at(s + run, k))) break;
-            run += k;  /* a C2/E1/E2/E3/EE character that is neither */
-        }
+        size_t run = kept_run(s, i, n);  /* copied at once */
         if (run > i) {
             if (*pending && put_fast(out, " ", 1) < 0) return -1;
             *pending = 0;
@@ -922,21 +927,7 @@ static int collapse_lines(buf_t *a, buf_t *b, const unsigned char *s, size_t n) 
     int pending = 0, newline = 0;
     size_t i = 0;
     while (i < n) {
-        size_t run = i;
-        for (;;) {
-            while (run + 8 <= n) {
-                uint64_t w;
-                memcpy(&w, s + run, 8);
-                if (maybe_special8(w)) break;
-                run += 8;
-            }
-            while (run < n && BYTE_CLASS[s[run]] == 0) run++;
-            if (run >= n || BYTE_CLASS[s[run]] == 1) break;
-            size_t k = utf8_seq_len(s[run]);
-            if (run + k > n) k = n - run;
-            if (is_marker(s, run, n) || py_space(utf8_at(s + run, k))) break;
-            run += k;
-        }
+        size_t run = kept_run(s, i, n);
         if (run > i) {
             if (pending && (put_fast(a, " ", 1) < 0 || put_fast(b, newline ? "\n" : " ", 1) < 0))
                 return -1;
