@@ -6,7 +6,8 @@ From ``python -m bench``: :func:`run` appends a Markdown section to the report.
 Prints F1 / P / R (the Scrapinghub benchmark's metric, re-implemented from
 ../shared/corpus/article-extraction/README.md) and pages/s on one core for the whole
 extraction step (parse + metadata + links + main text), optionally next to trafilatura
-and resiliparse when they are installed (bench-only dependencies).
+and resiliparse when they are installed (bench-only dependencies), the extractors taking
+turns page by page so that all of them meet the same machine.
 """
 
 from __future__ import annotations
@@ -92,36 +93,47 @@ def load_corpus(corpus: Path = CORPUS) -> list[tuple[str, str, str, str]]:
 
 
 def measure(
-    fn: Callable[[str, str], str], pages: list[tuple[str, str, str, str]], repeat: int
-) -> tuple[dict[str, float], float]:
-    """(F1/P/R, pages per CPU-second) of ``fn(html, url) -> main text`` on ``pages``."""
-    # CPU time of this process (pages/s per core), best of ``repeat`` runs: the machine
-    # is shared, and wall time would count other processes' turns.
-    best = float("inf")
-    texts: list[str] = []
-    for _ in range(repeat):
-        start = time.process_time()
-        texts = [fn(html, url) for _, url, html, _ in pages]
-        best = min(best, time.process_time() - start)
-    m = score((truth, text) for (_, _, _, truth), text in zip(pages, texts, strict=True))
-    return m, len(pages) / best
+    fns: dict[str, Callable[[str, str], str]], pages: list[tuple[str, str, str, str]], rounds: int
+) -> dict[str, tuple[dict[str, float], float]]:
+    """Per extractor: (F1/P/R, pages per CPU-second) of ``fn(html, url) -> main text``.
+
+    The extractors take turns page by page (the shared machine's speed drifts by 1.5x within
+    minutes, so running one extractor after the other compares different machines); the
+    rate is the best of ``rounds`` rounds, in CPU time of this process.
+    """
+    clock = time.process_time
+    best = dict.fromkeys(fns, float("inf"))
+    texts: dict[str, list[str]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        spent = dict.fromkeys(fns, 0.0)
+        texts = {name: [] for name in fns}
+        for _, url, html, _ in pages:
+            for name, fn in fns.items():
+                start = clock()
+                texts[name].append(fn(html, url))
+                spent[name] += clock() - start
+        best = {name: min(best[name], spent[name]) for name in fns}
+    return {
+        name: (score((truth, text) for (_, _, _, truth), text in zip(pages, texts[name], strict=True)),
+               len(pages) / best[name])
+        for name in fns
+    }
 
 
-def _peers() -> list[tuple[str, Callable[[str, str], str], int]]:
-    """(name, extractor, repeats) for the peers that are installed (bench extra)."""
-    peers: list[tuple[str, Callable[[str, str], str], int]] = []
+def _peers() -> dict[str, Callable[[str, str], str]]:
+    """The peers that are installed (bench extra), by name."""
+    peers: dict[str, Callable[[str, str], str]] = {}
     try:
         import trafilatura
 
-        peers.append(("trafilatura", lambda h, u: trafilatura.extract(h, url=u) or "", 1))
+        peers["trafilatura"] = lambda h, u: trafilatura.extract(h, url=u) or ""
     except ImportError:
         pass
     try:
         from resiliparse.extract.html2text import extract_plain_text
         from resiliparse.parse.html import HTMLTree
 
-        peers.append(("resiliparse",
-                      lambda h, u: extract_plain_text(HTMLTree.parse(h), main_content=True), 3))
+        peers["resiliparse"] = lambda h, u: extract_plain_text(HTMLTree.parse(h), main_content=True)
     except ImportError:
         pass
     return peers
@@ -132,16 +144,21 @@ def run(lines: list[str], repeat: int = 3) -> None:
     sys.path.insert(0, str(ROOT))
     pages = load_corpus()
     _ours(pages[0][2], pages[0][1])  # load the language model outside the timing
-    rows = [("redecode (whole step: parse, metadata, links, main text, language)", _ours, repeat)]
-    rows += [(f"{name} (main text only)", fn, min(r, repeat)) for name, fn, r in _peers()]
+    names = {"redecode": "redecode (whole step: parse, metadata, links, main text, language)"}
+    fns = {"redecode": _ours, **_peers()}
+    names.update({name: f"{name} (main text only)" for name in fns if name != "redecode"})
     lines += [
         "## Extraction (article-extraction corpus, 181 pages)", "",
-        "Main-text F1/P/R with the benchmark's metric; pages per CPU-second, best of the runs.", "",
-        "| extractor | F1 | P | R | pages/s |", "|---|---|---|---|---|",
+        "Main-text F1/P/R with the benchmark's metric; pages per CPU-second, best of "
+        f"{repeat} rounds in which the extractors take turns page by page.", "",
+        "| extractor | F1 | P | R | pages/s | × resiliparse |", "|---|---|---|---|---|---|",
     ]
-    for name, fn, reps in rows:
-        m, rate = measure(fn, pages, reps)
-        lines.append(f"| {name} | {m['f1']:.3f} | {m['precision']:.3f} | {m['recall']:.3f} | {rate:.0f} |")
+    results = measure(fns, pages, repeat)
+    reference = results.get("resiliparse", (None, 0.0))[1]
+    for name, (m, rate) in results.items():
+        ratio = f"{rate / reference:.2f}" if reference else "-"
+        lines.append(f"| {names[name]} | {m['f1']:.3f} | {m['precision']:.3f} | "
+                     f"{m['recall']:.3f} | {rate:.0f} | {ratio} |")
     lines.append("")
 
 
@@ -159,11 +176,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     pages = load_corpus()
     _ours(pages[0][2], pages[0][1])  # load the language model outside the timing
-    rows = [("redecode", _ours, args.repeat)]
-    if args.peers:
-        rows += _peers()
-    for name, fn, reps in rows:
-        m, rate = measure(fn, pages, min(reps, args.repeat))
+    fns = {"redecode": _ours, **(_peers() if args.peers else {})}
+    for name, (m, rate) in measure(fns, pages, args.repeat).items():
         print(f"{name:12s} F1 {m['f1']:.3f}  P {m['precision']:.3f}  R {m['recall']:.3f}  "
               f"{rate:7.1f} pages/s")
 
