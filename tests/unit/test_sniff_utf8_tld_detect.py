@@ -208,3 +208,20 @@ def test_latin_oddities_counts_like_the_char_loop(text: str) -> None:
     from pipeline.encoding.sniff.browser_detect import _latin_oddities
 
     assert _latin_oddities(text) == _latin_oddities_charwise(text)
+
+
+@given(st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x99\x82", b"\xef\xbf\xbd",
+                                 b"\xff", b"\x80", b"\xc3", b"\xe0\x80", b"\xed\xa0\x80", b"\xf4\x90",
+                                 b"\xe2\x82", b"\xf0\x9f", b"\xc0\xaf", b"\xfe"]), max_size=60))
+@settings(max_examples=2000, deadline=None)
+def test_compiled_utf8_counts_equal_the_decoder(pieces: list[bytes]) -> None:
+    # check_utf8's counts from pipeline/encoding/_utf8.c against decode_utf8's own (the
+    # decoder is proven against the spec in tests/conformance/test_decoders.py).
+    from pipeline.encoding.decoders.utf import decode_utf8
+    from pipeline.encoding.sniff import utf8
+
+    assert utf8._utf8 is not None, "pipeline.encoding._utf8 is not built"
+    body = b"".join(pieces)
+    text, errors = decode_utf8(body)
+    non_ascii = sum(1 for c in text if ord(c) > 0x7F) - errors
+    assert utf8._utf8.counts(body) == (non_ascii, errors)

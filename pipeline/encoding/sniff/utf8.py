@@ -20,6 +20,11 @@ from dataclasses import dataclass
 
 from pipeline.encoding.decoders import decode
 
+try:
+    from pipeline.encoding import _utf8  # type: ignore[attr-defined]
+except ImportError:  # built without a compiler: decode and count
+    _utf8 = None
+
 #: Valid multi-byte sequences needed per malformed one (see the module docstring).
 MIN_GOOD_PER_BAD = 20
 
@@ -63,8 +68,18 @@ def check_utf8(body: bytes) -> Utf8Check:
         ):
             head = body[: error.start].decode("utf-8")
             return Utf8Check(True, True, len(head) - ascii_count, 1, True)
-    result = decode(body, "UTF-8")
-    non_ascii_chars = len(result.text) - ascii_count
-    multibyte = max(non_ascii_chars - result.decode_errors, 0)
-    errors = result.decode_errors
+    multibyte, errors = utf8_counts(body)
     return Utf8Check(errors * MIN_GOOD_PER_BAD <= multibyte, True, multibyte, errors, False)
+
+
+def utf8_counts(body: bytes) -> tuple[int, int]:
+    """(valid non-ASCII code points, errors) of the WHATWG UTF-8 decoder on ``body``.
+
+    >>> utf8_counts("é".encode() + b"\\xff\\xe2\\x82")
+    (1, 2)
+    """
+    if _utf8 is not None:
+        return _utf8.counts(body)
+    result = decode(body, "UTF-8")  # the reference: decode and count
+    ascii_count = len(body) - len(body.translate(None, _ASCII_BYTES))
+    return max(len(result.text) - ascii_count - result.decode_errors, 0), result.decode_errors
