@@ -849,15 +849,6 @@ static inline int is_marker(const unsigned char *s, size_t i, size_t n) {
     return i + 3 <= n && s[i] == 0xee && s[i + 1] == 0x80 && s[i + 2] >= 0x80 && s[i + 2] <= 0x83;
 }
 
-/* Whether 8 bytes may hold a BYTE_CLASS 1 or 2 byte: one below 0x21, or C2, E0-E3, EE
- * (conservative: a false alarm only sends the bytes through the per-byte loop). */
-static inline int maybe_special8(uint64_t w) {
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t below = (w - 0x21 * ones) & ~w;
-    uint64_t c2 = w ^ (0xc2 * ones), e0 = (w & (0xfc * ones)) ^ (0xe0 * ones), ee = w ^ (0xee * ones);
-    return ((below | ((c2 - ones) & ~c2) | ((e0 - ones) & ~e0) | ((ee - ones) & ~ee)) & highs) != 0;
-}
-
 static inline int put_fast(buf_t *b, const void *src, size_t n) {
     if (b->len + n <= b->cap) {
         memcpy(b->data + b->len, src, n);
@@ -868,22 +859,31 @@ static inline int put_fast(buf_t *b, const void *src, size_t n) {
 }
 
 /* The end of the run of characters from `run` that are kept as they are: up to the next
- * whitespace (str.isspace()) or marker, or n. */
+ * whitespace (str.isspace()) or marker, or n. (An 8-byte SWAR skip lost on CJK text, where
+ * nearly every window holds an E3 lead byte.) */
 static inline size_t kept_run(const unsigned char *s, size_t run, size_t n) {
-    for (;;) {
-        while (run + 8 <= n) {
-            uint64_t w;
-            memcpy(&w, s + run, 8);
-            if (maybe_special8(w)) break;
-            run += 8;
+    while (run < n) {
+        unsigned char c = s[run];
+        unsigned char cls = BYTE_CLASS[c];
+        if (cls == 0) {
+            run++;
+            continue;
         }
-        while (run < n && BYTE_CLASS[s[run]] == 0) run++;
-        if (run >= n || BYTE_CLASS[s[run]] == 1) return run;
-        size_t k = utf8_seq_len(s[run]);
+        if (cls == 1) return run;
+        /* A lead byte that may start a space or a marker: most characters it starts are
+         * neither, which their second byte tells (U+0085/U+00A0: C2 85/A0; U+1680: E1 9A;
+         * U+2000-U+205F: E2 80/81; U+3000: E3 80; U+E000-U+E003: EE 80). */
+        size_t k = utf8_seq_len(c);
         if (run + k > n) k = n - run;
-        if (is_marker(s, run, n) || py_space(utf8_at(s + run, k))) return run;
-        run += k;  /* a C2/E1/E2/E3/EE character that is neither */
+        unsigned char c1 = k > 1 ? s[run + 1] : 0;
+        int maybe = c == 0xc2 ? (c1 == 0x85 || c1 == 0xa0)
+                  : c == 0xe1 ? c1 == 0x9a
+                  : c == 0xe2 ? (c1 == 0x80 || c1 == 0x81)
+                  : c1 == 0x80;  /* E3, EE */
+        if (maybe && (is_marker(s, run, n) || py_space(utf8_at(s + run, k)))) return run;
+        run += k;
     }
+    return run;
 }
 
 /* Appends s[0:n] to out with Python-whitespace runs collapsed to one space, treating the

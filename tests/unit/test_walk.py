@@ -50,7 +50,8 @@ _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "
           "href=/x", "href", 'href="http://e.example/?q=é"', "rel='NoFollow canonical'",
           "alt=' a\tb '", "data-x=1", "CLASS=Sidebar"]
 _TEXTS = ["word ", "Longer sentence with words, and punctuation. ", "\u00a0", " \u3000 ", "\t\n",
-          "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30]
+          "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30,
+          "\u1680y\u205f", "\u0085", "\u2028\u3001"]
 
 
 @st.composite
@@ -111,7 +112,10 @@ def test_both_paths_agree_on_hostile_input(piece: str, monkeypatch: pytest.Monke
 
 
 _MARKED_PIECES = ["\ue000", "\ue001", "\ue002", "\ue003", " ", "\u00a0", "\t\n", "\u3000", "word",
-                  "Wörter", "文章。", "\x1c", "🙂", "a, b. c!"]
+                  "Wörter", "文章。", "\x1c", "🙂", "a, b. c!",
+                  # spaces and near-misses sharing their first UTF-8 bytes
+                  "\u0085", "\u00a1", "\u1680", "\u1681", "\u2003", "\u200b", "\u2028", "\u205f",
+                  "\u2060", "\u3001", "\ue004", "\ue0ff"]
 
 
 @settings(max_examples=500, deadline=None)
