@@ -742,8 +742,9 @@ static PyObject *py_main_text(PyObject *self, PyObject *args) {
     unsigned long long body_id;
     int drop_tags, drop_hidden, prune_patterns, prefer_article;
     double max_share, article_min_share;
-    if (!PyArg_ParseTuple(args, "Kppppdd", &body_id, &drop_tags, &drop_hidden, &prune_patterns,
-                          &prefer_article, &max_share, &article_min_share))
+    Py_ssize_t prefix_chars;
+    if (!PyArg_ParseTuple(args, "Kppppddn", &body_id, &drop_tags, &drop_hidden, &prune_patterns,
+                          &prefer_article, &max_share, &article_min_share, &prefix_chars))
         return NULL;
     if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
     lxnode *root = (lxnode *)(uintptr_t)body_id;
@@ -758,11 +759,19 @@ static PyObject *py_main_text(PyObject *self, PyObject *args) {
     m.want_visible = 1;
     int rc = measure(root, &m);
     if (rc < 0) goto done;
-    visible = PyUnicode_DecodeUTF8(m.visible.data ? m.visible.data : "",
-                                   (Py_ssize_t)m.visible.len, "replace");
+    /* Only the visible text's length and its first prefix_chars characters are returned:
+     * decoding the whole of it cost more than the rest of this walk's text handling. */
+    const char *vis = m.visible.data ? m.visible.data : "";
+    size_t visible_chars = utf8_chars(vis, m.visible.len), cut = 0, seen_chars = 0;
+    while (cut < m.visible.len && seen_chars < (size_t)(prefix_chars > 0 ? prefix_chars : 0)) {
+        cut += utf8_seq_len((unsigned char)vis[cut]);
+        seen_chars++;
+    }
+    if (cut > m.visible.len) cut = m.visible.len;
+    visible = PyUnicode_DecodeUTF8(vis, (Py_ssize_t)cut, "replace");
     if (visible == NULL) goto done;
-    if (PyUnicode_GET_LENGTH(visible) == 0) {
-        result = Py_BuildValue("([]sO)", "", Py_False);
+    if (visible_chars == 0) {
+        result = Py_BuildValue("([]nOO)", (Py_ssize_t)0, visible, Py_False);
         goto done;
     }
     lxnode *scope = root;
@@ -795,7 +804,7 @@ static PyObject *py_main_text(PyObject *self, PyObject *args) {
                 }
             }
         }
-        double share = article_min_share * (double)PyUnicode_GET_LENGTH(visible);
+        double share = article_min_share * (double)visible_chars;
         if (best != NULL && (double)best_length >= share && best_length > 0) scope = best;
     }
     if (drop_tags || drop_hidden) {
@@ -807,7 +816,8 @@ static PyObject *py_main_text(PyObject *self, PyObject *args) {
     if (walk(scope, &mk.w) < 0) goto done;
     PyObject *blocks = blocks_of((const unsigned char *)(mk.out.data ? mk.out.data : ""), mk.out.len);
     if (blocks == NULL) goto done;
-    result = Py_BuildValue("(NOO)", blocks, visible, scope != root ? Py_True : Py_False);
+    result = Py_BuildValue("(NnOO)", blocks, (Py_ssize_t)visible_chars, visible,
+                           scope != root ? Py_True : Py_False);
 done:
     Py_XDECREF(visible);
     measure_free(&m);
@@ -1134,7 +1144,8 @@ static PyMethodDef methods[] = {
      "links(root_mem_id, max_links) -> (elements, candidates, [(tag, href, rel, text), ...])"},
     {"main_text", py_main_text, METH_VARARGS,
      "main_text(body_mem_id, drop_tags, drop_hidden, prune_patterns, prefer_article, "
-     "max_share, article_min_share) -> (blocks of the scope, visible text, in_container)"},
+     "max_share, article_min_share, prefix_chars) -> (blocks of the scope, visible text "
+     "length, its first prefix_chars characters, in_container)"},
     {"blocks", py_blocks, METH_VARARGS,
      "blocks(marked) -> [(length, outside length, outside text, 'ht' in it, links, lines)]"},
     {"attr_ids", py_attr_ids, METH_VARARGS, "attr_ids(mem_id) -> static attribute ids (0: none)"},

@@ -13,7 +13,7 @@ from selectolax.lexbor import LexborHTMLParser
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.extract import walk
 from pipeline.extract.fields import Extracted, Link
-from pipeline.extract.lang import choose_language, detect_language
+from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
 from pipeline.extract.links import extract_links, link_candidates
 from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata
@@ -37,6 +37,9 @@ FALLBACK_RATIO = 4
 RETRY_MAX_ELEMENTS = 20_000
 #: Main texts shorter than this are not enough to detect a language: use the visible text.
 MIN_TEXT_FOR_LANGUAGE = 200
+#: Characters of the visible text kept beside its length: the language sample's worth.
+VISIBLE_PREFIX = 1024
+assert MAX_CHARS <= VISIBLE_PREFIX, "the language sample needs MAX_CHARS of visible text"
 
 
 def _failure(part: str, exc: Exception) -> str:
@@ -102,23 +105,23 @@ def extract(
     except Exception as exc:
         errors.append(_failure("links", exc))
 
-    main_text, visible = "", ""
+    main_text, visible, visible_length = "", "", 0
     try:
         prune = elements <= options.max_pruned_elements
         first = options if prune else _without_pruning(options)
-        blocks, visible = _blocks(tree, first, found)
+        blocks, visible_length, visible = _blocks(tree, first, found)
         main_text = main_text_of(blocks, first)
         if (
             prune
             and elements <= RETRY_MAX_ELEMENTS
             and options.prune_patterns
             and len(main_text) < options.fallback_min_chars
-            and len(visible) >= FALLBACK_RATIO * options.fallback_min_chars
+            and visible_length >= FALLBACK_RATIO * options.fallback_min_chars
         ):
             # Score again without the class/id patterns (the Python path pruned and
             # marked the tree: it needs a fresh parse).
             retry = replace(options, prune_patterns=False)
-            again, _ = _blocks(tree if fast else parse_document(text), retry, None)
+            again, _, _ = _blocks(tree if fast else parse_document(text), retry, None)
             second = main_text_of(again, retry)
             if len(second) > len(main_text):
                 main_text = second
@@ -156,7 +159,7 @@ def extract(
         lang=lang,
         lang_detected=lang_detected,
         main_text=main_text,
-        text_length=len(visible),
+        text_length=visible_length,
         links=links,
         bad_urls=bad_urls,
         base_href=meta.base_href,
@@ -176,15 +179,16 @@ def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
 
 
 def _blocks(tree: LexborHTMLParser, options: ExtractOptions, found: Scan | None
-            ) -> tuple[list[Block], str]:
-    """(ExtractContent blocks, visible text): the compiled walk, or the Python reference
-    (which mutates the tree) when ``found`` is the Python path's scan."""
+            ) -> tuple[list[Block], int, str]:
+    """(ExtractContent blocks, visible text length, its first ``VISIBLE_PREFIX`` characters):
+    the compiled walk, or the Python reference (which mutates the tree) when ``found`` is
+    the Python path's scan."""
     if found is None and walk.AVAILABLE:
         return walk.main_text(tree, options.drop_boilerplate_tags, options.drop_hidden,
                               options.prune_patterns, options.prefer_article,
-                              options.prune_max_share, options.article_min_share)
+                              options.prune_max_share, options.article_min_share, VISIBLE_PREFIX)
     marked, visible = marked_text(tree, options, found.invisible if found is not None else None)
-    return prepare_blocks(marked), visible
+    return prepare_blocks(marked), len(visible), visible[:VISIBLE_PREFIX]
 
 
 def _without_pruning(options: ExtractOptions) -> ExtractOptions:

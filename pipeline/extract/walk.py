@@ -88,16 +88,17 @@ def links(tree: LexborHTMLParser, max_links: int) -> tuple[int, int, list[LinkCa
 
 def main_text(tree: LexborHTMLParser, drop_boilerplate_tags: bool, drop_hidden: bool,
               prune_patterns: bool, prefer_article: bool, max_share: float,
-              article_min_share: float) -> tuple[list[Block], str]:
-    """(ExtractContent blocks of the scoring scope, visible text): what the Python path's
-    pruning, ``_mark`` and ``prepare_blocks`` give, without modifying the tree."""
+              article_min_share: float, prefix_chars: int) -> tuple[list[Block], int, str]:
+    """(ExtractContent blocks of the scoring scope, length of the visible text, its first
+    ``prefix_chars`` characters): what the Python path's pruning, ``_mark`` and
+    ``prepare_blocks`` give, without modifying the tree."""
     body = tree.body
     if body is None:
-        return [], ""
-    blocks_, visible, _ = _walk.main_text(body.mem_id, drop_boilerplate_tags, drop_hidden,
-                                          prune_patterns, prefer_article, max_share,
-                                          article_min_share)
-    return blocks_, visible
+        return [], 0, ""
+    blocks_, length, prefix, _ = _walk.main_text(body.mem_id, drop_boilerplate_tags, drop_hidden,
+                                                 prune_patterns, prefer_article, max_share,
+                                                 article_min_share, prefix_chars)
+    return blocks_, length, prefix
 
 
 def blocks(marked: str) -> list[Block]:
@@ -139,9 +140,9 @@ def _self_test() -> None:
         options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1],
                                  prune_patterns=on[2], prefer_article=on[3])
         marked, visible = mt.marked_text(parse_document(SELF_TEST_HTML), options)
-        expected = (mt.prepare_blocks(marked), visible)
+        expected = (mt.prepare_blocks(marked), len(visible), visible[:40])
         fast = main_text(parse_document(SELF_TEST_HTML), *on, options.prune_max_share,
-                         options.article_min_share)
+                         options.article_min_share, 40)
         if fast != expected or blocks(marked) != expected[0]:
             raise RuntimeError(f"main text differs under {options}: {fast!r} != {expected!r}")
 

@@ -36,9 +36,9 @@ def _python_links(html: str, max_links: int) -> tuple[int, int, list]:
 def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
     fast = walk.main_text(parse_document(html), options.drop_boilerplate_tags, options.drop_hidden,
                           options.prune_patterns, options.prefer_article,
-                          options.prune_max_share, options.article_min_share)
+                          options.prune_max_share, options.article_min_share, 50)
     marked, visible = marked_text(parse_document(html), options)
-    return fast, (prepare_blocks(marked), visible)
+    return fast, (prepare_blocks(marked), len(visible), visible[:50])
 
 
 _TAGS = ["div", "p", "a", "span", "article", "section", "nav", "aside", "footer", "form", "ul",
