@@ -1,5 +1,5 @@
-"""The compiled walks (``_walk.c``) over the Lexbor tree: set-up, self-test, and the two
-calls the extractors make.
+"""The compiled walks (``_walk.c``) over the Lexbor tree: set-up, self-test, and the calls
+the extractors make (:func:`links`, :func:`main_text`, :func:`blocks`).
 
 ``_walk`` reads Lexbor's structs directly, so before it is used this module teaches it
 the tag and attribute ids (read off parsed samples through selectolax's own API) and
