@@ -111,6 +111,26 @@ def bench_hostile(lines: list[str]) -> None:
         base = base or secs
         lines.append(f"| {name} | {secs:.3f} | {secs / base:.2f} |")
     lines.append("")
+    bench_hostile_extract(lines)
+
+
+def bench_hostile_extract(lines: list[str]) -> None:
+    """Issue 4's malformed inputs: 512 KB each through the whole extraction step."""
+    from pipeline.extract import extract
+
+    size = 512 * 1024
+    pieces = {
+        "unclosed `<a href>`": "<a href=/x>a", "unclosed `<a>`": "<a>a",
+        "unclosed `<script>`": "<script>a", "unclosed `<h2>`": "<h2>a", "raw `<` in text": "a < b ",
+    }
+    extract("<title>warm-up</title><p>Le chat dort.", "http://x.example/", "UTF-8")  # models
+    lines += ["## Malformed HTML, 512 KB each (extract(), whole step, best of 3)", "",
+              "| input | seconds |", "|---|---|"]
+    for name, piece in pieces.items():
+        text = "<body>" + piece * (size // len(piece))
+        secs = best_of(lambda text=text: extract(text, "http://x.example/", "UTF-8"), repeat=3)
+        lines.append(f"| {name} | {secs:.3f} |")
+    lines.append("")
 
 
 FLOOR = r'''
