@@ -393,14 +393,3 @@ def marked_text(
 def main_text_of(blocks: list[Block], options: ExtractOptions) -> str:
     """The main text: the blocks scored, the best cluster's lines."""
     return "\n".join(score_blocks(blocks, options))
-
-
-def extract_main_text(
-    tree: LexborHTMLParser, options: ExtractOptions, invisible: list[LexborNode] | None = None
-) -> tuple[str, str]:
-    """The main text of a parsed document and its whole visible text (Python path).
-
-    MUTATES ``tree``: see :func:`marked_text`.
-    """
-    marked, visible = marked_text(tree, options, invisible)
-    return main_text_of(prepare_blocks(marked), options), visible

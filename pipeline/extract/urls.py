@@ -113,26 +113,10 @@ def _ada_parse_bytes(href: str, base_data: bytes | None, base: str | None) -> tu
 
 
 def _ada_href(href: str, base_data: bytes | None, base: str | None) -> str | None:
-    """Like :func:`_ada_parse_bytes` without the hostname (two fewer cffi calls)."""
-    if _lib is None:
-        parsed = _ada_parse_bytes(href, base_data, base)
-        return None if parsed is None else parsed[0]
-    try:
-        data = href.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-    lib = _lib
-    if base_data is None:
-        handle = lib.ada_parse(data, len(data))
-    else:
-        handle = lib.ada_parse_with_base(data, len(data), base_data, len(base_data))
-    if not lib.ada_is_valid(handle):
-        lib.ada_free(handle)
-        return None
-    out = lib.ada_get_href(handle)
-    result = _ffi.string(out.data, out.length).decode("utf-8")
-    lib.ada_free(handle)
-    return result
+    """:func:`_ada_parse_bytes`'s href alone (one-at-a-time resolution; a document's hrefs
+    go through :meth:`Resolver.many` and the batch parser)."""
+    parsed = _ada_parse_bytes(href, base_data, base)
+    return None if parsed is None else parsed[0]
 
 
 class Resolver:
@@ -182,7 +166,6 @@ class Resolver:
             url = _document_encoded(href, (url, ""), self._encoding)[0]
         cache[href] = url
         return url
-
 
     def many(self, hrefs: list[str]) -> list[str | None]:
         """``[self(href) for href in hrefs]``, the uncached ones parsed in one C call."""
