@@ -348,24 +348,9 @@ static inline int ascii_ws_only(const lxstr *t) {
     return 1;
 }
 
-/* " ".join(text.split()): runs of Python whitespace become one space, none at the ends. */
-static int put_collapsed(buf_t *out, const unsigned char *s, size_t n) {
-    int pending = 0;
-    size_t i = 0;
-    while (i < n) {
-        size_t k = utf8_seq_len(s[i]);
-        if (i + k > n) k = n - i;
-        if (py_space(utf8_at(s + i, k))) {
-            pending = out->len > 0;
-        } else {
-            if (pending && buf_put(out, " ", 1) < 0) return -1;
-            pending = 0;
-            if (buf_put(out, s + i, k) < 0) return -1;
-        }
-        i += k;
-    }
-    return 0;
-}
+/* Defined with the block cutting below; with no marker roles it is " ".join(text.split()). */
+static int collapse_into(buf_t *out, size_t floor, const unsigned char *s, size_t n,
+                         unsigned as_space, unsigned dropped, int *pending);
 
 static inline const lxstr *text_data(const lxnode *n) {
     return &((const lxchardata *)n)->data;
@@ -468,7 +453,9 @@ static PyObject *link_tuple(lxnode *n, const char *tag, buf_t *tmp, buf_t *colla
         const lxstr *alt = attr_value(find_attr(n, A_ALT));
         if (alt != NULL) rc = buf_put(tmp, alt->data, alt->length);
     }
-    if (rc == 0 && put_collapsed(collapsed, (const unsigned char *)tmp->data, tmp->len) == 0)
+    int pending = 0;
+    if (rc == 0 &&
+        collapse_into(collapsed, 0, (const unsigned char *)tmp->data, tmp->len, 0, 0, &pending) == 0)
         text = PyUnicode_DecodeUTF8(collapsed->data ? collapsed->data : "",
                                     (Py_ssize_t)collapsed->len, "replace");
     if (text == NULL) {

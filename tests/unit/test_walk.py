@@ -51,7 +51,7 @@ _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "
           "alt=' a\tb '", "data-x=1", "CLASS=Sidebar"]
 _TEXTS = ["word ", "Longer sentence with words, and punctuation. ", "\u00a0", " \u3000 ", "\t\n",
           "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30,
-          "\u1680y\u205f", "\u0085", "\u2028\u3001"]
+          "\u1680y\u205f", "\u0085", "\u2028\u3001", "x\ue000\ue001 \ue003y"]
 
 
 @st.composite
