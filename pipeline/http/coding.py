@@ -18,13 +18,13 @@ A stream that ends early yields what could be decoded, with ``truncated`` set.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 
 import brotli
 import zstandard
 
 from pipeline.http.mime_sniff import has_binary_data_byte
+from pipeline.inflate import GZIP_WBITS, INFLATE_ERRORS, RAW_WBITS, ZLIB_WBITS, decompressobj
 
 SNIFF_LEN = 1445  # MIME Sniffing Standard: "the resource header" is at most 1445 bytes
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -74,7 +74,7 @@ def _too_large(cap: int) -> _TooLarge:
 
 
 def _inflate(body: bytes, wbits: int, cap: int) -> tuple[bytes, bool]:
-    d = zlib.decompressobj(wbits)
+    d = decompressobj(wbits, len(body))
     out = d.decompress(body, cap + 1)
     if len(out) > cap:
         raise _too_large(cap)
@@ -87,7 +87,7 @@ def _inflate(body: bytes, wbits: int, cap: int) -> tuple[bytes, bool]:
 
 def _gunzip(body: bytes, cap: int) -> tuple[bytes, bool]:
     # RFC 1952; only the first member counts, trailing bytes are ignored (as browsers do).
-    return _inflate(body, 16 + zlib.MAX_WBITS, cap)
+    return _inflate(body, GZIP_WBITS, cap)
 
 
 def _deflate(body: bytes, cap: int) -> tuple[bytes, bool]:
@@ -95,10 +95,10 @@ def _deflate(body: bytes, cap: int) -> tuple[bytes, bool]:
     # RFC 1951 data; like browsers, try zlib when the 2-byte header checks out, else raw.
     if len(body) >= 2 and body[0] & 0x0F == 8 and (body[0] << 8 | body[1]) % 31 == 0:
         try:
-            return _inflate(body, zlib.MAX_WBITS, cap)
-        except zlib.error:
+            return _inflate(body, ZLIB_WBITS, cap)
+        except INFLATE_ERRORS:
             pass
-    return _inflate(body, -zlib.MAX_WBITS, cap)
+    return _inflate(body, RAW_WBITS, cap)
 
 
 def _unbrotli(body: bytes, cap: int) -> tuple[bytes, bool]:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import bisect
 import re
 import zlib
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
+
+from pipeline.inflate import GZIP_WBITS, decompressobj
 
 CHUNK = 1 << 16  # read size for files and gzip members; large enough to amortize calls
 GZIP_MAGIC = b"\x1f\x8b\x08"  # ID1 ID2 CM=deflate (RFC 1952 §2.3.1)
@@ -176,7 +178,7 @@ class MemberChain:
     and ``starts`` remembers where each member began so that positions in the decompressed
     stream map back to compressed offsets (:meth:`locate`).
 
-    ``read`` raises ``zlib.error`` on corrupt data (including a bad CRC-32 or ISIZE);
+    ``read`` raises one of ``INFLATE_ERRORS`` on corrupt data (including a bad CRC-32 or ISIZE);
     ``current`` is then the compressed offset of the failing member. Reading stops at end
     of file (``truncated`` is set when the last member is cut off) or at bytes that are not
     a gzip member (``garbage_at`` is set to their offset).
@@ -187,7 +189,7 @@ class MemberChain:
 
     def __init__(self, src: CompressedSource) -> None:
         self._src = src
-        self._d: zlib._Decompress | None = None
+        self._d: Any = None
         self._tail = b""
         self.out = 0  # decompressed bytes produced so far
         self.starts: list[tuple[int, int]] = []  # (decompressed start, compressed offset)
@@ -209,11 +211,18 @@ class MemberChain:
                         self.garbage_at = self._src.pos
                     self.end_comp = self._src.pos
                     break
-                self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                self._d = decompressobj(GZIP_WBITS)
                 self.current = self._src.pos
                 self.starts.append((self.out + got, self._src.pos))
             data = self._tail or self._src.chunk()
             if not data:
+                # The input has ended. ISA-L (unlike zlib) can hold output of input it has
+                # consumed when max_length stopped it: drain that before calling it truncated.
+                piece = self._d.decompress(b"", want - got)
+                if piece:
+                    out.append(piece)
+                    got += len(piece)
+                    continue
                 self.truncated = True
                 self.end_comp = self._src.pos
                 break

@@ -39,6 +39,7 @@ from warcio.recordloader import ArcWarcRecordLoader
 from warcio.statusandheaders import StatusAndHeaders
 
 from pipeline.errors import RecordError
+from pipeline.inflate import INFLATE_ERRORS
 from pipeline.sources.record import RawRecord
 from pipeline.sources.streams import (
     GZIP_MAGIC,
@@ -94,7 +95,7 @@ class _Format:
 
 
 def _error_type(exc: BaseException) -> str:
-    if isinstance(exc, zlib.error):
+    if isinstance(exc, INFLATE_ERRORS):
         return "source-gzip-corrupt"
     if isinstance(exc, EOFError):
         return "source-truncated-record"

@@ -87,7 +87,7 @@ def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  #
     monkeypatch.setenv("REDECODE_CACHE_DIR", str(tmp_path))
     path = MODEL_DIR / MODEL_FILE
     cached = lang._load_model(path)
-    assert list(tmp_path.glob("py3langid-*.npz")), "the cache was not written"
+    assert list(tmp_path.glob("py3langid-*/done")), "the cache was not written"
     again = lang._load_model(path)  # now read from the cache
     reference = modelio.load_model(path)
     for got in (cached, again):
