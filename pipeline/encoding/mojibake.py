@@ -44,6 +44,11 @@ from typing import TYPE_CHECKING
 
 from ftfy.badness import BADNESS_RE, MOJIBAKE_CATEGORIES
 
+try:
+    from pipeline.encoding import _mojibake as _compiled  # type: ignore[attr-defined]
+except ImportError:  # built without a compiler: numpy and the regexes
+    _compiled = None
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -293,20 +298,35 @@ def _cjk_share(text: str, codes: np.ndarray | None = None, flags: np.ndarray | N
     if cjk < MIN_CJK_CHARS:
         return 0.0
     rare = _rare_flags()[codes]
-    suspicious = int(np.count_nonzero(rare & _F_RARE))
-    jamo = int(np.count_nonzero(flags & _F_JAMO))
-    if jamo and np.any(flags & _F_HANGUL):
-        suspicious += jamo
-    # Han-space-Han pairs: at most one per space, so count them only when they could matter.
+    # Han-space-Han triples: at most one per space, so count them only when they could matter.
     spaces = codes[1:-1] == _SPACE
+    han_space = 0
     if int(np.count_nonzero(spaces)) >= HAN_SPACE_MIN_SHARE * cjk:
         han = (flags & _F_HAN) != 0
         han_space = int(np.count_nonzero(han[:-2] & spaces & han[2:]))
-        if han_space >= HAN_SPACE_MIN_SHARE * cjk:
-            suspicious += han_space
-    simplified_only = int(np.count_nonzero(rare & _F_SIMPLIFIED))
-    if simplified_only and int(np.count_nonzero(flags & _F_KANA)) >= 0.05 * cjk:
-        suspicious += simplified_only
+    return _cjk_share_of(
+        cjk=cjk,
+        rare=int(np.count_nonzero(rare & _F_RARE)),
+        jamo=int(np.count_nonzero(flags & _F_JAMO)),
+        hangul=int(np.count_nonzero(flags & _F_HANGUL)),
+        han_space=han_space,
+        simplified=int(np.count_nonzero(rare & _F_SIMPLIFIED)),
+        kana=int(np.count_nonzero(flags & _F_KANA)),
+    )
+
+
+def _cjk_share_of(*, cjk: int, rare: int, jamo: int, hangul: int, han_space: int,
+                  simplified: int, kana: int) -> float:
+    """The CJK share from its counts (see :func:`_cjk_share`)."""
+    if cjk < MIN_CJK_CHARS:
+        return 0.0
+    suspicious = rare
+    if jamo and hangul:  # Hangul compatibility jamo beside syllables: EUC-JP kana read as EUC-KR
+        suspicious += jamo
+    if han_space >= HAN_SPACE_MIN_SHARE * cjk:  # a spaced language read as Chinese/Japanese
+        suspicious += han_space
+    if simplified and kana >= 0.05 * cjk:  # simplified-only Hanzi beside kana: EUC-JP read as GBK
+        suspicious += simplified
     return min(1.0, suspicious / cjk)
 
 
@@ -355,9 +375,16 @@ def mojibake_score(text: str, encoding: str | None = None) -> float:
     if text.isascii():
         return score
     sample = _sample(text)
+    check_cjk = encoding is None or encoding in CJK_DECODERS
+    shares = _shares_compiled(sample, check_cjk) if _compiled is not None else _shares(sample, check_cjk)
+    return min(1.0, max(score, *shares))
+
+
+def _shares(sample: str, check_cjk: bool) -> tuple[float, float, float]:
+    """``(latin, soup, cjk)`` shares of a non-ASCII sample: the reference (numpy, regexes)."""
     non_ascii = len(sample) - len(sample.encode("ascii", "ignore"))
     if not non_ascii:
-        return score
+        return 0.0, 0.0, 0.0
     import numpy as np
 
     codes = _code_points(sample)
@@ -367,8 +394,31 @@ def mojibake_score(text: str, encoding: str | None = None) -> float:
     soup = 0.0
     if np.count_nonzero(flags & _F_SOUP) >= 3:
         soup = sum(len(run) for run in _SOUP_RE.findall(sample) if len(set(run)) > 1) / non_ascii
-    cjk = _cjk_share(sample, codes, flags) if encoding is None or encoding in CJK_DECODERS else 0.0
-    return min(1.0, max(score, latin, soup, cjk))
+    cjk = _cjk_share(sample, codes, flags) if check_cjk else 0.0
+    return latin, soup, cjk
+
+
+def _shares_compiled(sample: str, check_cjk: bool) -> tuple[float, float, float]:
+    """:func:`_shares` with the character-class counts from one pass in C (``_mojibake.c``);
+    ftfy's badness regex still runs, on the trigger clusters the pass found."""
+    (non_ascii, cjk, jamo, hangul, kana, soup_len, han_space, rare, simplified,
+     clusters) = _compiled.scan(sample, *_bmp_tables())
+    if not non_ascii:
+        return 0.0, 0.0, 0.0
+    findall = BADNESS_RE.findall
+    latin = sum(len(findall(sample, max(0, start - BADNESS_CONTEXT), end + BADNESS_CONTEXT))
+                for start, end in clusters) / non_ascii
+    share = 0.0
+    if check_cjk:
+        share = _cjk_share_of(cjk=cjk, rare=rare, jamo=jamo, hangul=hangul, han_space=han_space,
+                              simplified=simplified, kana=kana)
+    return latin, soup_len / non_ascii, share
+
+
+@functools.cache
+def _bmp_tables() -> tuple[bytes, bytes]:
+    """The base and rare flag tables' BMP entries, as the C scanner takes them."""
+    return _base_flags()[:_BMP].tobytes(), _rare_flags()[:_BMP].tobytes()
 
 
 def is_mojibake(score: float | None) -> bool:

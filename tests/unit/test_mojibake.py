@@ -249,3 +249,43 @@ def test_stored_flag_tables_equal_a_fresh_build() -> None:
 
     assert np.array_equal(mojibake._stored_flags("base"), mojibake.build_base_flags())
     assert np.array_equal(mojibake._stored_flags("rare"), mojibake.build_rare_flags())
+
+
+# --- the compiled scanner (_mojibake.c) gives what the reference gives ---
+
+_SCAN_ALPHABET = _CJK_ALPHABET + list("aé ÏðèâåòÉÊËœŒ€“”‚ƒ\u0080\u009d²µ¹½√≈°ÐÎ\x00\n") + ["\U0001f600"]
+
+
+def test_the_scanner_is_built() -> None:
+    from pipeline.encoding import mojibake
+
+    assert mojibake._compiled is not None, "pipeline/encoding/_mojibake.c was not built"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_SCAN_ALPHABET), max_size=400),
+       st.booleans())
+def test_compiled_shares_equal_the_reference(text: str, check_cjk: bool) -> None:
+    from pipeline.encoding import mojibake
+
+    assert mojibake._shares_compiled(text, check_cjk) == mojibake._shares(text, check_cjk)
+
+
+def test_compiled_shares_equal_the_reference_on_real_decodes(corpus) -> None:  # type: ignore[no-untyped-def]
+    # Right and wrong decodes of the chardet corpus: every kind of mojibake the score meets.
+    import csv
+
+    from pipeline.encoding import mojibake
+
+    compared = 0
+    with open(corpus / "chardet" / "MANIFEST.tsv", encoding="utf-8") as fh:
+        rows = [row for row in csv.DictReader(fh, delimiter="\t") if row["scope"] == "whatwg"]
+    for row in rows[::3]:
+        body = (corpus / "chardet" / row["path"]).read_bytes()
+        for codec in ("utf-8", "cp1252", "gbk", "shift_jis", "euc_kr", "big5"):
+            sample = mojibake._sample(body.decode(codec, "replace"))
+            for check_cjk in (True, False):
+                assert mojibake._shares_compiled(sample, check_cjk) == mojibake._shares(sample, check_cjk), (
+                    row["path"], codec)
+                compared += 1
+    assert compared > 500
