@@ -94,3 +94,22 @@ def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  #
         assert np.array_equal(got[0], reference[0]) and np.array_equal(got[1], reference[1])
         assert got[2] == reference[2] and got[5] == reference[5]
         assert got[3] == reference[3] and got[4] == reference[4]
+
+
+def test_scores_equal_py3langids_own_identifier() -> None:
+    # Our identifier (compiled walk, float32 table from the cache) classifies and scores
+    # exactly as py3langid's, which scores with the model's float16 table.
+    import numpy as np
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    from pipeline.extract import lang
+
+    ours = lang._identifier()
+    assert ours.nb_ptc.dtype == np.float32
+    theirs = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    assert theirs.nb_ptc.dtype == np.float16
+    texts = [*_SAMPLES, "Ceci est une phrase en français, assez longue pour le détecteur. " * 5,
+             "这是一个中文句子，用于测试语言检测器的准确性。" * 8, "한국어 문장입니다. 언어 감지기를 시험합니다." * 6]
+    for text in texts:
+        assert np.array_equal(ours._decide(text), theirs._decide(text)), text
+        assert ours.classify(text) == theirs.classify(text)
