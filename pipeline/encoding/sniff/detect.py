@@ -209,7 +209,9 @@ def refine_cyrillic(sample: bytes, guess: str) -> str:
 #: more than 2,048 non-ASCII bytes), 8,192, 4,096 and 2,048 give the same decision and
 #: browser emulation on every file. 2,048 non-ASCII bytes are ~1,000 CJK characters.
 DETECTOR_MAX_NON_ASCII = 2048
-_BLOCK = 4096
+#: The sample is cut at a multiple of this once it holds enough (4,096, 1,024, 512 and 256
+#: give the same decisions on the chardet corpus; smaller feeds chardetng less on dense CJK).
+_BLOCK = 512
 
 
 def detector_sample(body: bytes, max_bytes: int, max_non_ascii: int = DETECTOR_MAX_NON_ASCII) -> bytes:
