@@ -1046,6 +1046,51 @@ static PyObject *py_blocks(PyObject *self, PyObject *args) {
     return blocks_of((const unsigned char *)data, (size_t)size);
 }
 
+/* ---- the nesting guard (tree.unclosed_nesting) ------------------------------------ */
+
+/* sum over names of data.count(b"<" + name) - data.count(b"</" + name), in one pass: every
+ * occurrence starts at a '<' (and holds no other), so counting at each '<' is the same as
+ * bytes.count's non-overlapping count. 0 when data holds at most `limit` '<' in all. */
+static PyObject *py_nesting(PyObject *self, PyObject *args) {
+    Py_buffer in;
+    PyObject *names;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "y*O!n", &in, &PyTuple_Type, &names, &limit)) return NULL;
+    const Py_ssize_t count = PyTuple_GET_SIZE(names);
+    const char *name_data[64];
+    Py_ssize_t name_len[64];
+    PyObject *result = NULL;
+    if (count > 64) {
+        PyErr_SetString(PyExc_ValueError, "at most 64 names");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *item = PyTuple_GET_ITEM(names, k);
+        if (!PyBytes_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "names must be bytes");
+            goto done;
+        }
+        name_data[k] = PyBytes_AS_STRING(item);
+        name_len[k] = PyBytes_GET_SIZE(item);
+    }
+    const char *s = in.buf, *end = s + in.len;
+    Py_ssize_t depth = 0, opens = 0;
+    for (const char *p = memchr(s, '<', (size_t)in.len); p != NULL;
+         p = p + 1 < end ? memchr(p + 1, '<', (size_t)(end - p - 1)) : NULL) {
+        opens++;
+        const int closing = p + 1 < end && p[1] == '/';
+        const char *at = p + 1 + closing;
+        for (Py_ssize_t k = 0; k < count; k++) {
+            if (end - at >= name_len[k] && memcmp(at, name_data[k], (size_t)name_len[k]) == 0)
+                depth += closing ? -1 : 1;
+        }
+    }
+    result = PyLong_FromSsize_t(opens <= limit ? 0 : depth);
+done:
+    PyBuffer_Release(&in);
+    return result;
+}
+
 /* ---- configuration and self-test helpers -------------------------------------- */
 
 static PyObject *py_attr_ids(PyObject *self, PyObject *args) {
@@ -1135,6 +1180,9 @@ static PyMethodDef methods[] = {
      "length, its first prefix_chars characters, in_container)"},
     {"blocks", py_blocks, METH_VARARGS,
      "blocks(marked) -> [(length, outside length, outside text, 'ht' in it, links, lines)]"},
+    {"nesting", py_nesting, METH_VARARGS,
+     "nesting(data, names, limit) -> sum of data.count(b'<' + name) - data.count(b'</' + name), "
+     "0 when data.count(b'<') <= limit"},
     {"attr_ids", py_attr_ids, METH_VARARGS, "attr_ids(mem_id) -> static attribute ids (0: none)"},
     {"tag_id", py_tag_id, METH_VARARGS, "tag_id(mem_id) -> (local_name id, node type)"},
     {NULL, NULL, 0, NULL},

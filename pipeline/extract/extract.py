@@ -24,7 +24,7 @@ from pipeline.extract.tree import (
     TagIndex,
     parse_document,
     scan,
-    unclosed_nesting,
+    utf8_of,
 )
 from pipeline.extract.urls import parse_url
 
@@ -72,13 +72,14 @@ def extract(
     errors: list[str] = []
     doc_encoding = get_an_encoding(encoding) or "UTF-8"
     page_url = parse_url(url)
-    depth = unclosed_nesting(text)
+    data = utf8_of(text)
+    depth = walk.unclosed_nesting(data)
     if depth > MAX_UNCLOSED_NESTING:
         return _empty(page_url, (f"parse: too-deep: ~{depth} unclosed nested containers",))
     fast = walk.AVAILABLE
     found: Scan | None = None
     try:
-        tree = parse_document(text)
+        tree = parse_document(data)
         if fast:  # the compiled walks: the same results (tests/unit/test_walk.py), faster
             elements, total_links, candidates = walk.links(tree, options.max_links)
             tags: Scan | TagIndex = TagIndex(tree)
@@ -121,7 +122,7 @@ def extract(
             # Score again without the class/id patterns (the Python path pruned and
             # marked the tree: it needs a fresh parse).
             retry = replace(options, prune_patterns=False)
-            again, _, _ = _blocks(tree if fast else parse_document(text), retry, None)
+            again, _, _ = _blocks(tree if fast else parse_document(data), retry, None)
             second = main_text_of(again, retry)
             if len(second) > len(main_text):
                 main_text = second

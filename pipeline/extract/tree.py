@@ -45,24 +45,38 @@ _NESTING_TAGS = ("div", "span", "font", "blockquote", "section", "table", "ul", 
 MAX_UNCLOSED_NESTING = 10_000
 
 
-def unclosed_nesting(text: str) -> int:
-    """An upper-bound estimate of how deep unclosed containers could nest in ``text``
-    (start tags minus end tags of ``_NESTING_TAGS``, lower/upper case; a cost guard, not a parse).
+def unclosed_nesting(data: bytes) -> int:
+    """An upper-bound estimate of how deep unclosed containers could nest in the UTF-8
+    document ``data`` (start tags minus end tags of ``_NESTING_TAGS``, lower/upper case; a
+    cost guard, not a parse). The pure-Python reference of :func:`pipeline.extract.walk.nesting`.
 
-    >>> unclosed_nesting("<div><div></div>" + "<SPAN>" * 3 + "<i>" * MAX_UNCLOSED_NESTING)
+    >>> unclosed_nesting(b"<div><div></div>" + b"<SPAN>" * 3 + b"<i>" * MAX_UNCLOSED_NESTING)
     4
     """
-    if text.count("<") <= MAX_UNCLOSED_NESTING:
+    if data.count(b"<") <= MAX_UNCLOSED_NESTING:
         return 0  # fewer tags than the limit: no need to look closer (the common case)
     depth = 0
-    for tag in _NESTING_TAGS:
-        for spelled in (tag, tag.upper()):
-            depth += text.count(f"<{spelled}") - text.count(f"</{spelled}")
+    for name in NESTING_NAMES:
+        depth += data.count(b"<" + name) - data.count(b"</" + name)
     return depth
 
 
-def parse_document(text: str) -> LexborHTMLParser:
-    """Parse ``text`` as an HTML document (never raises on any ``str``).
+#: The spellings :func:`unclosed_nesting` counts.
+NESTING_NAMES = tuple(spelled.encode() for tag in _NESTING_TAGS for spelled in (tag, tag.upper()))
+
+
+def utf8_of(text: str) -> bytes:
+    """``text`` as UTF-8, as the parser gets it (lone surrogates dropped, as selectolax does
+    with a ``str``)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "ignore")
+
+
+def parse_document(text: str | bytes) -> LexborHTMLParser:
+    """Parse ``text`` (a ``str``, or its :func:`utf8_of` bytes) as an HTML document (never
+    raises on any ``str``).
 
     Text from the WHATWG decoders never holds lone surrogates (they decode to U+FFFD).
     Other callers beware: selectolax encodes with ``errors="ignore"``, so a lone surrogate
@@ -71,12 +85,8 @@ def parse_document(text: str) -> LexborHTMLParser:
     >>> parse_document("<title>a</title><p>b").body.text()
     'b'
     """
-    try:
-        # UTF-8 bytes parse faster than a str (selectolax then encodes with errors="ignore")
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        data = text.encode("utf-8", "ignore")  # what selectolax does with a str
-    return LexborHTMLParser(data)
+    # UTF-8 bytes parse faster than a str (selectolax then encodes with errors="ignore")
+    return LexborHTMLParser(text if isinstance(text, bytes) else utf8_of(text))
 
 
 def strip_and_collapse(value: str) -> str:

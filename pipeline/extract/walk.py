@@ -1,5 +1,6 @@
 """The compiled walks (``_walk.c``) over the Lexbor tree: set-up, self-test, and the calls
-the extractors make (:func:`links`, :func:`main_text`, :func:`blocks`).
+the extractors make (:func:`links`, :func:`main_text`, :func:`blocks`, and the parse
+guard :func:`unclosed_nesting`, which reads bytes only and needs no configuration).
 
 ``_walk`` reads Lexbor's structs directly, so before it is used this module teaches it
 the tag and attribute ids (read off parsed samples through selectolax's own API) and
@@ -12,12 +13,14 @@ why. ``REDECODE_PURE_PYTHON=1`` forces the Python path.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.extract.links import LinkCandidate
 from pipeline.extract.main_text import Block
-from pipeline.extract.tree import tag_ids
+from pipeline.extract.tree import MAX_UNCLOSED_NESTING, NESTING_NAMES, tag_ids
+from pipeline.extract.tree import unclosed_nesting as tree_unclosed_nesting
 
 try:
     from pipeline.extract import _walk  # type: ignore[attr-defined]
@@ -70,8 +73,10 @@ def _configure() -> None:
     _walk.configure(
         flags, dict(mt._MARK_KINDS), dict(mt._CONTAINER_MARK_KINDS), _attr_ids(), _text_id(),
         links["a"], links["area"], links["link"],
-        lambda value: style(value) is not None,  # _structural_test's style rule
-        lambda value: len(value) > 1 and names(value.lower()) is not None,  # _classed_test
+        # Cached: pages repeat the same class/style values on many elements, and each test
+        # is a regex search.
+        lru_cache(maxsize=4096)(lambda value: style(value) is not None),  # _structural_test's style rule
+        lru_cache(maxsize=4096)(lambda value: len(value) > 1 and names(value.lower()) is not None),  # _classed_test
         lambda value: value.lower() in roles,
     )
 
@@ -84,6 +89,14 @@ def links(tree: LexborHTMLParser, max_links: int) -> tuple[int, int, list[LinkCa
     if root is None:
         return 0, 0, []
     return _walk.links(root.mem_id, max_links)
+
+
+def unclosed_nesting(data: bytes) -> int:
+    """:func:`pipeline.extract.tree.unclosed_nesting` in one pass (the Python reference counts
+    each spelling in its own pass over the document)."""
+    if _walk is None:
+        return tree_unclosed_nesting(data)
+    return _walk.nesting(data, NESTING_NAMES, MAX_UNCLOSED_NESTING)
 
 
 def main_text(tree: LexborHTMLParser, drop_boilerplate_tags: bool, drop_hidden: bool,

@@ -125,3 +125,28 @@ def test_compiled_blocks_equal_prepare_blocks(pieces: list[str]) -> None:
 
     marked = "".join(pieces)
     assert walk.blocks(marked) == prepare_blocks(marked)
+
+
+# --- the parse guard's one-pass count equals the reference's per-spelling counts ---
+
+_NESTING_PIECES = ["<div", "</div", "<DIV", "</DIV", "<Div", "<span", "</SPAN>", "<ul>", "</ol",
+                   "<blockquote>", "<table", "<b", "<", "</", "x", "é", "<d", "iv", "<<div"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_NESTING_PIECES), max_size=60), st.integers(0, 40))
+def test_compiled_nesting_equals_the_reference(pieces: list[str], filler: int) -> None:
+    from pipeline.extract import tree
+
+    data = ("<p>" * filler + "".join(pieces)).encode()
+    reference = sum(data.count(b"<" + n) - data.count(b"</" + n) for n in tree.NESTING_NAMES)
+    for limit in (0, 10, 10_000):  # low limits compare the counting, not only the shortcut
+        assert walk._walk.nesting(data, tree.NESTING_NAMES, limit) == (reference if data.count(b"<") > limit else 0)
+    assert walk.unclosed_nesting(data) == tree.unclosed_nesting(data)
+
+
+def test_nesting_over_the_limit() -> None:
+    from pipeline.extract import tree
+
+    data = b"<div><SPAN>" * 6_000 + b"</div>" * 100
+    assert walk.unclosed_nesting(data) == tree.unclosed_nesting(data) == 11_900
