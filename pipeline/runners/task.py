@@ -19,7 +19,7 @@ from pathlib import Path
 from pipeline.errors import RecordError, Skip
 from pipeline.rules import Rules
 from pipeline.runners.worker import Rows, error_row, process_record
-from pipeline.schema import ERRORS, LINKS, RECORDS
+from pipeline.schema import ERRORS, LINKS, RECORDS, UNIQUE_VALUED
 from pipeline.sinks.parquet import ParquetSink, part_path
 from pipeline.sources import iter_records
 
@@ -81,7 +81,8 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     started = time.monotonic()
     cpu_started = time.process_time()
     sinks = {
-        name: ParquetSink(part_path(out, name, task.run_id, task.rank), schema)
+        name: ParquetSink(part_path(out, name, task.run_id, task.rank), schema,
+                          UNIQUE_VALUED.get(name, frozenset()))
         for name, schema in (("records", RECORDS), ("links", LINKS), ("errors", ERRORS))
     }
     seen = written = errors = links = bytes_read = 0

@@ -29,9 +29,11 @@ def part_path(out: Path, table: str, run_id: str, rank: int) -> Path:
 class ParquetSink:
     """Writes rows of one table to one part file, atomically on :meth:`close`."""
 
-    def __init__(self, path: Path, schema: pa.Schema) -> None:
+    def __init__(self, path: Path, schema: pa.Schema, unique_valued: frozenset[str] = frozenset()) -> None:
         self.path = path
         self.schema = schema
+        # dictionary-encode every column but those whose values rarely repeat
+        self._dictionary = [f.name for f in schema if f.name not in unique_valued]
         # The string columns, measured per row (not every value tested for its type).
         self._text_columns = tuple(f.name for f in schema
                                    if pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
@@ -52,7 +54,8 @@ class ParquetSink:
     def _flush(self) -> None:
         if self._writer is None:
             self.tmp.parent.mkdir(parents=True, exist_ok=True)
-            self._writer = pq.ParquetWriter(self.tmp, self.schema, compression="zstd")
+            self._writer = pq.ParquetWriter(self.tmp, self.schema, compression="zstd",
+                                            use_dictionary=self._dictionary)
         if self._buffer:
             table = pa.Table.from_pylist(self._buffer, schema=self.schema)
             self._writer.write_table(table)
