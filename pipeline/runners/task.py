@@ -20,7 +20,7 @@ from pipeline.errors import RecordError, Skip
 from pipeline.rules import Rules
 from pipeline.runners.worker import Rows, error_row, process_record
 from pipeline.schema import ERRORS, LINKS, RECORDS, UNIQUE_VALUED
-from pipeline.sinks.parquet import ParquetSink, part_path
+from pipeline.sinks.parquet import ParquetSink, part_path, use_reusing_memory_pool
 from pipeline.sources import iter_records
 
 #: Progress is reported every this many records (and at the end).
@@ -78,6 +78,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     ``progress(records, bytes)`` is called with increments as the task goes.
     """
     out = Path(task.out)
+    use_reusing_memory_pool()
     started = time.monotonic()
     cpu_started = time.process_time()
     sinks = {

@@ -21,6 +21,25 @@ ROW_GROUP_ROWS = 500
 ROW_GROUP_BYTES = 16 * 2**20
 
 
+def use_reusing_memory_pool() -> str:
+    """Make Arrow allocate from jemalloc (else the system allocator) unless the user chose a
+    pool with ``ARROW_DEFAULT_MEMORY_POOL``; returns the pool's name.
+
+    pyarrow's default, mimalloc, hands the multi-MB buffers of every row group back to the
+    kernel and faults them in again as zeroed huge pages: 3.9% of a worker's CPU under perf
+    on the bench crawl, 0.7% with jemalloc (1.1% with the system allocator), and ~25 MB less
+    peak RSS per worker.
+    """
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return pa.default_memory_pool().backend_name
+    try:
+        pool = pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without jemalloc
+        pool = pa.system_memory_pool()
+    pa.set_memory_pool(pool)
+    return pool.backend_name
+
+
 def part_path(out: Path, table: str, run_id: str, rank: int) -> Path:
     """Where rank ``rank`` of ``run_id`` writes ``table`` (hive partition ``run_id=...``)."""
     return out / table / f"run_id={run_id}" / f"part-{rank:05d}.parquet"

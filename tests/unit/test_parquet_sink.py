@@ -28,3 +28,19 @@ def test_dictionary_only_where_values_repeat(tmp_path) -> None:  # type: ignore[
     assert any("DICTIONARY" in e for e in encodings["record_id"]), encodings["record_id"]
     assert not any("DICTIONARY" in e for e in encodings["target_url"]), encodings["target_url"]
     assert pq.read_table(path).num_rows == 50
+
+
+def test_the_worker_pool_is_jemalloc_unless_the_user_chose(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pyarrow as pa
+
+    from pipeline.sinks.parquet import use_reusing_memory_pool
+
+    before = pa.default_memory_pool()
+    try:
+        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+        assert use_reusing_memory_pool() == "jemalloc" == pa.default_memory_pool().backend_name
+        pa.set_memory_pool(pa.system_memory_pool())
+        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "system")
+        assert use_reusing_memory_pool() == "system"  # left as the user set it
+    finally:
+        pa.set_memory_pool(before)
