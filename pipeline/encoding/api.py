@@ -73,4 +73,7 @@ say otherwise); ``rules`` supplies operator overrides. ``crawler_charset`` (a WA
         decision=decision,
         replacement_chars=result.text.count("\ufffd"),
         decode_errors=result.decode_errors,
+        # UTF-8 decoding without errors is the identity on the bytes (a BOM left in the
+        # payload would be text too: U+FEFF encodes back to the same three bytes)
+        utf8=payload if decision.encoding == "UTF-8" and result.decode_errors == 0 else None,
     )

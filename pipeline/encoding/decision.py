@@ -57,6 +57,10 @@ class Decoded:
     decision: EncodingDecision
     replacement_chars: int  # U+FFFD in ``text``
     decode_errors: int  # malformed sequences the decoder replaced
+    #: ``text`` as UTF-8 when the decoded bytes were exactly that (UTF-8, no errors, BOM
+    #: stripped): the parser takes UTF-8, and encoding the text again would cost as much as
+    #: decoding it did. None otherwise.
+    utf8: bytes | None = None
 
     # Flat accessors: the public API promises these attribute names.
     @property

@@ -47,13 +47,16 @@ def _failure(part: str, exc: Exception) -> str:
 
 
 def extract(
-    text: str, url: str | None, encoding: str, options: ExtractOptions = _DEFAULT_OPTIONS
+    text: str, url: str | None, encoding: str, options: ExtractOptions = _DEFAULT_OPTIONS,
+    *, utf8: bytes | None = None,
 ) -> Extracted:
     """Extract every field of a decoded HTML document.
 
     ``text`` is the decoded document, ``url`` the record URL (the fallback base URL;
     None when unknown), ``encoding`` the WHATWG name (or label) of the encoding it was
-    decoded with — link queries are percent-encoded in it, as browsers do.
+    decoded with — link queries are percent-encoded in it, as browsers do. ``utf8`` is
+    ``text`` encoded as UTF-8 when the caller has it (``Decoded.utf8``): the parser reads
+    UTF-8, so it saves encoding the text again; passing other bytes is a misuse.
 
     Never raises on any input text: malformed HTML is parsed as a browser would, bad URLs
     are counted in ``bad_urls``, and if a part fails internally (a bug) the other parts
@@ -72,7 +75,7 @@ def extract(
     errors: list[str] = []
     doc_encoding = get_an_encoding(encoding) or "UTF-8"
     page_url = parse_url(url)
-    data = utf8_of(text)
+    data = utf8 if utf8 is not None else utf8_of(text)
     depth = walk.unclosed_nesting(data)
     if depth > MAX_UNCLOSED_NESTING:
         return _empty(page_url, (f"parse: too-deep: ~{depth} unclosed nested containers",))

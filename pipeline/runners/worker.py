@@ -94,7 +94,7 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
     except Exception as exc:
         return _error(raw, "encoding", exc)
     try:
-        fields = extract(decoded.text, raw.url, decoded.encoding, rules.extract)
+        fields = extract(decoded.text, raw.url, decoded.encoding, rules.extract, utf8=decoded.utf8)
     except Exception as exc:
         return _error(raw, "extract", exc)
     return _rows(raw, resp, decoded, fields, score, garbled, rules, run_id)

@@ -74,3 +74,21 @@ def test_deterministic(body: bytes) -> None:
     first = decode_html(body, None, "http://example.com/")
     second = decode_html(body, None, "http://example.com/")
     assert (first.text, first.decision) == (second.text, second.decision)
+
+
+@SETTINGS
+@given(bodies, content_types, urls, policies)
+def test_utf8_bytes_are_the_text_exactly(body: bytes, content_type: str | None, url: str | None,
+                                         policy: str) -> None:
+    # Decoded.utf8 goes to the parser in place of text.encode(): it must be those bytes.
+    decoded = decode_html(body, content_type, url, policy=policy)
+    if decoded.utf8 is not None:
+        assert decoded.encoding == "UTF-8" and decoded.decode_errors == 0
+        assert decoded.utf8 == decoded.text.encode("utf-8")
+    elif decoded.encoding == "UTF-8":
+        assert decoded.decode_errors > 0
+
+
+def test_utf8_bytes_of_a_bom_page_leave_the_bom_out() -> None:
+    decoded = decode_html(b"\xef\xbb\xbf<p>caf\xc3\xa9", "text/html; charset=windows-1252")
+    assert decoded.encoding == "UTF-8" and decoded.utf8 == b"<p>caf\xc3\xa9" == decoded.text.encode()

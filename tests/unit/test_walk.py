@@ -96,6 +96,8 @@ def _corpus() -> list[tuple[str, str]]:
 def test_every_field_is_the_same_on_both_paths_on_real_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     pages = _corpus()
     fast = [extract(html, url, "UTF-8") for url, html in pages]
+    # the text's UTF-8 handed in (Decoded.utf8) gives the same fields
+    assert fast == [extract(html, url, "UTF-8", utf8=html.encode()) for url, html in pages]
     monkeypatch.setattr(walk, "AVAILABLE", False)
     reference = [extract(html, url, "UTF-8") for url, html in pages]
     differing = [url for (url, _), a, b in zip(pages, fast, reference, strict=True) if a != b]
