@@ -1075,9 +1075,16 @@ static PyObject *py_nesting(PyObject *self, PyObject *args) {
     }
     const char *s = in.buf, *end = s + in.len;
     Py_ssize_t depth = 0, opens = 0;
+    /* the common case first: too few tags to matter, counted at memchr's speed */
+    for (const char *p = memchr(s, '<', (size_t)in.len); p != NULL && opens <= limit;
+         p = p + 1 < end ? memchr(p + 1, '<', (size_t)(end - p - 1)) : NULL)
+        opens++;
+    if (opens <= limit) {
+        result = PyLong_FromSsize_t(0);
+        goto done;
+    }
     for (const char *p = memchr(s, '<', (size_t)in.len); p != NULL;
          p = p + 1 < end ? memchr(p + 1, '<', (size_t)(end - p - 1)) : NULL) {
-        opens++;
         const int closing = p + 1 < end && p[1] == '/';
         const char *at = p + 1 + closing;
         for (Py_ssize_t k = 0; k < count; k++) {
@@ -1085,7 +1092,7 @@ static PyObject *py_nesting(PyObject *self, PyObject *args) {
                 depth += closing ? -1 : 1;
         }
     }
-    result = PyLong_FromSsize_t(opens <= limit ? 0 : depth);
+    result = PyLong_FromSsize_t(depth);
 done:
     PyBuffer_Release(&in);
     return result;

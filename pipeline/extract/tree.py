@@ -15,6 +15,7 @@ Deviations:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -24,16 +25,17 @@ _SPLIT = str.maketrans({c: " " for c in ASCII_WHITESPACE})
 _TO_SPACE = str.maketrans({"\t": " ", "\n": " ", "\x0c": " ", "\r": " "})
 
 
-def rel_keywords(rel: str | None) -> list[str]:
+@lru_cache(maxsize=1024)  # pages repeat a few rel values ("nofollow", "noopener noreferrer")
+def rel_keywords(rel: str | None) -> tuple[str, ...]:
     """A ``rel`` value split on ASCII whitespace, ASCII-lowercased (keywords are
     ASCII case-insensitive).
 
     >>> rel_keywords(" NoFollow\\tnoopener ")
-    ['nofollow', 'noopener']
+    ('nofollow', 'noopener')
     """
     if not rel:
-        return []
-    return [k.lower() if k.isascii() else k for k in rel.translate(_SPLIT).split(" ") if k]
+        return ()
+    return tuple(k.lower() if k.isascii() else k for k in rel.translate(_SPLIT).split(" ") if k)
 
 
 
