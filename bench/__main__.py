@@ -179,6 +179,18 @@ def bench_end_to_end(lines: list[str], total_mb: int) -> None:
         _, cpu, rss = out.split()
         return wall, float(cpu), float(rss)
 
+    def floor_pair() -> tuple[float, float, float]:
+        # Two floor processes at once, half the files each: what two busy cores of this
+        # machine give a process that does almost nothing per page (the redecode two-worker
+        # row's yardstick; a shared or hyper-threaded pair of cores does not double).
+        start = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", FLOOR, str(work / f"floor{i}.parquet"),
+                                   *map(str, paths[i::2])], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+                 for i in range(2)]
+        outs = [proc.communicate()[0].split() for proc in procs]
+        wall = time.perf_counter() - start
+        return wall, sum(float(out[1]) for out in outs), max(float(out[2]) for out in outs)
+
     def ours(workers: int, attempt: int) -> tuple[float, float, float]:
         target = work / f"out{workers}-{attempt}"
         wall, _ = _timed([sys.executable, "-m", "pipeline", "run", *map(str, paths), "--out",
@@ -199,6 +211,10 @@ def bench_end_to_end(lines: list[str], total_mb: int) -> None:
                  f"{wall:.1f} | {pages / wall:.0f} | {pages / wall:.0f} | {pages / cpu:.0f} | "
                  f"{total_mb / wall:.1f} | {rss:.0f} |")
     floor_cpu = cpu
+    wall, cpu, rss = floor_pair()
+    lines.append(f"| floor, two processes at once (half the files each) | 2 | {wall:.1f} | "
+                 f"{pages / wall:.0f} | {pages / wall / 2:.0f} | {pages / cpu:.0f} | "
+                 f"{total_mb / wall / 2:.1f} | {rss:.0f} |")
     for workers, (wall, cpu, rss) in ((1, best["one"]), (2, ours(2, 0))):
         lines.append(f"| redecode run (all fields) | {workers} | {wall:.1f} | {pages / wall:.0f} | "
                      f"{pages / wall / workers:.0f} | {pages / cpu:.0f} | "
