@@ -175,10 +175,14 @@ class Resolver:
         todo = [href for href in dict.fromkeys(hrefs) if href not in cache]
         if todo:
             encoding = self._encoding
-            for href, url in zip(todo, _batch.hrefs(todo, self._base_data), strict=True):
-                if url is not None:
-                    url = _document_encoded(href, (url, ""), encoding)[0]
-                cache[href] = url
+            urls = _batch.hrefs(todo, self._base_data)
+            if encoding in UTF8_OUTPUT:  # queries stay UTF-8: nothing to re-encode
+                cache.update(zip(todo, urls, strict=True))
+            else:
+                for href, url in zip(todo, urls, strict=True):
+                    if url is not None:
+                        url = _document_encoded(href, (url, ""), encoding)[0]
+                    cache[href] = url
         return [cache[href] for href in hrefs]
 
 
