@@ -133,25 +133,7 @@ def bench_hostile_extract(lines: list[str]) -> None:
     lines.append("")
 
 
-FLOOR = r'''
-import sys, time, pyarrow as pa, pyarrow.parquet as pq
-from warcio.archiveiterator import ArchiveIterator
-rows = []
-t = time.process_time()
-for path in sys.argv[2:]:
-    with open(path, "rb") as fh:
-        for rec in ArchiveIterator(fh):
-            if rec.rec_type != "response":
-                continue
-            body = rec.content_stream().read()
-            ct = rec.http_headers.get_header("Content-Type") or ""
-            cs = ct.split("charset=")[-1] if "charset=" in ct else "utf-8"
-            text = body.decode(cs, "replace")
-            rows.append({"url": rec.rec_headers.get_header("WARC-Target-URI"), "text": text})
-pq.write_table(pa.Table.from_pylist(rows), sys.argv[1], compression="zstd")
-import resource
-print(len(rows), time.process_time() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
-'''
+FLOOR = [sys.executable, "-m", "bench.floor"]  # + OUT.parquet WARC... (bench/floor.py)
 
 
 def _timed(cmd: list[str]) -> tuple[float, str]:
@@ -175,7 +157,7 @@ def bench_end_to_end(lines: list[str], total_mb: int) -> None:
               "pages per CPU-second | MB/s per core (wall) | peak RSS per worker MB |",
               "|---|---|---|---|---|---|---|---|"]
     def floor() -> tuple[float, float, float]:
-        wall, out = _timed([sys.executable, "-c", FLOOR, str(work / "floor.parquet"), *map(str, paths)])
+        wall, out = _timed([*FLOOR, str(work / "floor.parquet"), *map(str, paths)])
         _, cpu, rss = out.split()
         return wall, float(cpu), float(rss)
 
@@ -184,8 +166,8 @@ def bench_end_to_end(lines: list[str], total_mb: int) -> None:
         # machine give a process that does almost nothing per page (the redecode two-worker
         # row's yardstick; a shared or hyper-threaded pair of cores does not double).
         start = time.perf_counter()
-        procs = [subprocess.Popen([sys.executable, "-c", FLOOR, str(work / f"floor{i}.parquet"),
-                                   *map(str, paths[i::2])], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        procs = [subprocess.Popen([*FLOOR, str(work / f"floor{i}.parquet"), *map(str, paths[i::2])],
+                                  cwd=ROOT, stdout=subprocess.PIPE, text=True)
                  for i in range(2)]
         outs = [proc.communicate()[0].split() for proc in procs]
         wall = time.perf_counter() - start
@@ -221,6 +203,36 @@ def bench_end_to_end(lines: list[str], total_mb: int) -> None:
                      f"{total_mb / wall / workers:.1f} | {rss:.0f} |")
     lines += ["", f"One worker against the floor, per CPU-second: {floor_cpu / best['one'][1]:.2f} "
               "(best of three alternating runs each).", ""]
+    floor_cpu, ours_cpu = steady_state(paths, work)
+    lines += [f"Steady state, interleaved file by file in one warm process (both already past "
+              f"imports and first-use loading; best of three per file): floor {pages / floor_cpu:.0f}, "
+              f"redecode {pages / ours_cpu:.0f} pages per CPU-second, ratio "
+              f"{floor_cpu / ours_cpu:.2f}.", ""]
+
+
+def steady_state(paths: list[Path], work: Path, rounds: int = 3) -> tuple[float, float]:
+    """CPU seconds of the floor and of ``run_task`` over ``paths``, taking turns file by file in
+    this process (each file's best of ``rounds``): both meet the same moments of a machine
+    whose speed drifts, and neither pays process start-up or first-use loading."""
+    from bench.floor import floor
+    from pipeline.rules import load_rules
+    from pipeline.runners.task import Task, run_task
+
+    rules = load_rules(None)
+    steady = work / "steady"
+    floor([str(paths[0])], str(steady.with_suffix(".warm.parquet")))  # warm-up, not measured
+    run_task(Task(rank=len(paths), path=str(paths[0]), run_id="warm", out=str(steady), rules=rules))
+    best_floor = [float("inf")] * len(paths)
+    best_ours = [float("inf")] * len(paths)
+    for attempt in range(rounds):
+        for i, path in enumerate(paths):
+            start = time.process_time()
+            floor([str(path)], str(steady.with_suffix(f".{i}.parquet")))
+            best_floor[i] = min(best_floor[i], time.process_time() - start)
+            start = time.process_time()
+            run_task(Task(rank=i, path=str(path), run_id=f"s{attempt}", out=str(steady), rules=rules))
+            best_ours[i] = min(best_ours[i], time.process_time() - start)
+    return sum(best_floor), sum(best_ours)
 
 
 def main() -> None:
