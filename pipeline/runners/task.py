@@ -107,8 +107,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
                 written += 1
                 sources[outcome.record["encoding_source"]] += 1
                 sinks["records"].write(outcome.record)
-                for row in outcome.links:
-                    sinks["links"].write(row)
+                sinks["links"].write_many(outcome.links)
                 links += len(outcome.links)
             elif isinstance(outcome, Skip):
                 skipped[outcome.reason] += 1

@@ -65,10 +65,16 @@ class ParquetSink:
     def write(self, row: dict[str, Any]) -> None:
         """Buffer one row; a full buffer becomes a row group."""
         self._buffer.append(row)
-        get = row.get
-        self._buffer_bytes += sum([len(get(name) or "") for name in self._text_columns])
+        # (map/filter keep the per-column loop in C: None and "" add nothing)
+        self._buffer_bytes += sum(map(len, filter(None, map(row.get, self._text_columns))))
         if len(self._buffer) >= ROW_GROUP_ROWS or self._buffer_bytes >= ROW_GROUP_BYTES:
             self._flush()
+
+    def write_many(self, rows: list[dict[str, Any]]) -> None:
+        """:meth:`write` for each of ``rows`` (a page's links), in order."""
+        write = self.write
+        for row in rows:
+            write(row)
 
     def _flush(self) -> None:
         if self._writer is None:
