@@ -554,7 +554,9 @@ typedef struct {
     sizes_t starts;         /* total at entry, per open element */
     nodes_t open;           /* the open elements, parallel to starts */
     measures_t found;       /* selected elements and their text lengths */
-    buf_t visible;          /* the visible text (only when `want_visible`) */
+    buf_t visible;          /* the visible text's start (only when `want_visible`) */
+    size_t visible_cap;     /* ...appended to until it holds this many bytes */
+    size_t visible_chars;   /* the whole visible text's length in code points */
     buf_t names;            /* scratch: class and id of a pattern candidate */
     int want_visible;
     Py_ssize_t parts;
@@ -616,8 +618,12 @@ static int measure_enter(walker *w, lxnode *n) {
         size_t chars = strip_utf8(t->data, t->length, &start, &end);
         m->total += chars;
         if (m->want_visible && !ascii_ws_only(t)) {
-            if ((m->parts++ && buf_put(&m->visible, " ", 1) < 0) ||
-                buf_put(&m->visible, t->data + start, end - start) < 0)
+            /* the parts joined by spaces; only the start is kept, the length is summed */
+            const int separated = m->parts++ > 0;
+            m->visible_chars += chars + (size_t)separated;
+            if (m->visible.len < m->visible_cap &&
+                ((separated && buf_put(&m->visible, " ", 1) < 0) ||
+                 buf_put(&m->visible, t->data + start, end - start) < 0))
                 return -1;
         }
         return 0;
@@ -747,12 +753,15 @@ static PyObject *py_main_text(PyObject *self, PyObject *args) {
     measure_t m = {0};
     m.test = prefer_article ? TEST_ARTICLE : TEST_NONE;
     m.want_visible = 1;
+    /* prefix_chars code points take at most 4 bytes each */
+    m.visible_cap = 4 * (size_t)(prefix_chars > 0 ? prefix_chars : 0) + 4;
     int rc = measure(root, &m);
     if (rc < 0) goto done;
     /* Only the visible text's length and its first prefix_chars characters are returned:
-     * decoding the whole of it cost more than the rest of this walk's text handling. */
+     * decoding the whole of it cost more than the rest of this walk's text handling (and
+     * only its start is collected). */
     const char *vis = m.visible.data ? m.visible.data : "";
-    size_t visible_chars = utf8_chars(vis, m.visible.len), cut = 0, seen_chars = 0;
+    size_t visible_chars = m.visible_chars, cut = 0, seen_chars = 0;
     while (cut < m.visible.len && seen_chars < (size_t)(prefix_chars > 0 ? prefix_chars : 0)) {
         cut += utf8_seq_len((unsigned char)vis[cut]);
         seen_chars++;
