@@ -308,10 +308,18 @@ static inline uint32_t utf8_at(const unsigned char *s, size_t n) {
     }
 }
 
-/* Code points in valid UTF-8: bytes minus continuation bytes (10xxxxxx), 8 at a time. */
+/* Code points in valid UTF-8: bytes minus continuation bytes (10xxxxxx), 16 or 8 at a time. */
 static size_t utf8_chars(const char *data, size_t n) {
     const unsigned char *s = (const unsigned char *)data;
     size_t chars = n, i = 0;
+#ifdef __SSE2__
+    /* a continuation byte is below -64 as a signed byte (0x80-0xBF) */
+    const __m128i below = _mm_set1_epi8(-64);
+    for (; i + 16 <= n; i += 16) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        chars -= (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, below)));
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
