@@ -25,7 +25,7 @@ RAW_WBITS = -zlib.MAX_WBITS
 #: What a decompress object raises on corrupt data.
 INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error,) if _impl is zlib else (zlib.error, _impl.error)
 
-#: Which implementation is in use ("isal" or "zlib"), for the benchmark report.
+#: Which implementation is in use ("isal" or "zlib"; a test requires "isal").
 IMPLEMENTATION = "zlib" if _impl is zlib else "isal"
 
 

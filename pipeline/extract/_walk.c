@@ -153,17 +153,21 @@ typedef struct {
     size_t len, cap;
 } nodes_t;
 
-static int nodes_push(nodes_t *v, lxnode *n) {
-    if (v->len == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        lxnode **grown = PyMem_Realloc(v->items, cap * sizeof(lxnode *));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        v->items = grown;
-        v->cap = cap;
+/* Room for more items in a growable array (*items, *cap): the capacity doubles. */
+static int grow(void **items, size_t *cap, size_t item_size) {
+    size_t wanted = *cap ? *cap * 2 : 64;
+    void *grown = PyMem_Realloc(*items, wanted * item_size);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
+    *items = grown;
+    *cap = wanted;
+    return 0;
+}
+
+static int nodes_push(nodes_t *v, lxnode *n) {
+    if (v->len == v->cap && grow((void **)&v->items, &v->cap, sizeof *v->items) < 0) return -1;
     v->items[v->len++] = n;
     return 0;
 }
@@ -412,16 +416,7 @@ typedef struct {
 } sizes_t;
 
 static int sizes_push(sizes_t *v, size_t x) {
-    if (v->len == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        size_t *grown = PyMem_Realloc(v->items, cap * sizeof(size_t));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        v->items = grown;
-        v->cap = cap;
-    }
+    if (v->len == v->cap && grow((void **)&v->items, &v->cap, sizeof *v->items) < 0) return -1;
     v->items[v->len++] = x;
     return 0;
 }
@@ -533,16 +528,7 @@ typedef struct {
 } measures_t;
 
 static int measures_push(measures_t *v, lxnode *n, size_t length) {
-    if (v->len == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 32;
-        measured_t *grown = PyMem_Realloc(v->items, cap * sizeof(measured_t));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        v->items = grown;
-        v->cap = cap;
-    }
+    if (v->len == v->cap && grow((void **)&v->items, &v->cap, sizeof *v->items) < 0) return -1;
     v->items[v->len].node = n;
     v->items[v->len].length = length;
     v->len++;

@@ -58,9 +58,10 @@ _MODEL_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
 def _decompressed_model(model_file: Path) -> Path | None:
     """py3langid's model (an LZMA-compressed npz) unpacked once into :func:`cache_dir`, one
     ``.npy`` file per array (the table as float32), named by the model's content hash (so
-    every checkout and venv shares one copy). The LZMA costs ~0.45 s in every process and copying the 68 MB table
-    out of an npz ~0.2 s; a ``.npy`` is memory-mapped instead: no copy, and the page cache
-    shares it between workers. None when the cache cannot be written."""
+    every checkout and venv shares one copy). The LZMA costs ~0.45 s in every process and
+    copying the 68 MB table out of an npz ~0.2 s; a ``.npy`` is memory-mapped instead: no
+    copy, and the page cache shares it between workers. None when the cache cannot be
+    written."""
     import numpy as np
 
     try:

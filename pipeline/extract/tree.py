@@ -50,7 +50,8 @@ MAX_UNCLOSED_NESTING = 10_000
 def unclosed_nesting(data: bytes) -> int:
     """An upper-bound estimate of how deep unclosed containers could nest in the UTF-8
     document ``data`` (start tags minus end tags of ``_NESTING_TAGS``, lower/upper case; a
-    cost guard, not a parse). The pure-Python reference of :func:`pipeline.extract.walk.nesting`.
+    cost guard, not a parse). The pure-Python reference of
+    :func:`pipeline.extract.walk.unclosed_nesting`.
 
     >>> unclosed_nesting(b"<div><div></div>" + b"<SPAN>" * 3 + b"<i>" * MAX_UNCLOSED_NESTING)
     4
