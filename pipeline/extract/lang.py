@@ -53,6 +53,9 @@ def cache_dir() -> Path:
 
 #: The arrays of py3langid's model, as stored in its npz.
 _MODEL_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
+#: The big ones, memory-mapped read-only: the page cache holds one copy for every worker
+#: (the 39 MB DFA was copied into each process: 14% of a worker's page faults).
+_MAPPED = frozenset({"ptc", "nextmove"})
 
 
 def _decompressed_model(model_file: Path) -> Path | None:
@@ -89,23 +92,46 @@ def _decompressed_model(model_file: Path) -> Path | None:
         return None
 
 
-def _load_model(model_file: Path) -> tuple[Any, ...]:
-    """py3langid.modelio.load_model's result, from the unpacked cache when possible."""
+def _load_model(model_file: Path) -> tuple[tuple[Any, ...], int]:
+    """py3langid.modelio.load_model's result, from the unpacked cache when possible, and the
+    DFA's depth for the compiled walk (-1: walk in one chain)."""
     from py3langid import modelio
 
     cached = _decompressed_model(model_file)
     if cached is None:
-        return modelio.load_model(model_file)
+        return modelio.load_model(model_file), -1
     import numpy as np
 
     try:
-        data = {name: np.load(cached / f"{name}.npy", mmap_mode="r" if name == "ptc" else None,
+        data = {name: np.load(cached / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None,
                               allow_pickle=False) for name in _MODEL_ARRAYS}
     except (OSError, ValueError):
-        return modelio.load_model(model_file)
-    return (data["ptc"], data["pc"], data["classes"].tolist(),
-            modelio._to_array(data["nextmove"]), modelio._to_array(data["nextmove_row"]),
-            data["out_feat"].tolist())
+        return modelio.load_model(model_file), -1
+    # nextmove stays a (mapped) array: only the compiled walk reads it, as a buffer
+    model = (data["ptc"], data["pc"], data["classes"].tolist(), data["nextmove"],
+             modelio._to_array(data["nextmove_row"]), data["out_feat"].tolist())
+    return model, _dfa_depth(cached, model[3], model[4])
+
+
+def _dfa_depth(cached: Path, nextmove: Any, row: Any) -> int:
+    """The largest distance of a DFA state from the start (``_dfa.max_depth``: how many bytes
+    back a state depends on, which lets the compiled walk run in several chains), kept in the
+    cache beside the model (computing it takes ~80 ms); -1 without the compiled walk."""
+    if _dfa is None:
+        return -1
+    path = cached / "depth.txt"
+    try:
+        return int(path.read_text("ascii"))
+    except (OSError, ValueError):
+        pass
+    depth = int(_dfa.max_depth(nextmove, row))
+    tmp = path.with_name(f".depth.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(str(depth), "ascii")
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache: compute it in every process
+        tmp.unlink(missing_ok=True)
+    return depth
 
 
 @lru_cache(maxsize=1)
@@ -114,30 +140,39 @@ def _identifier() -> Any:
 
     if _dfa is None:
         return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-
-    class CompiledWalk(LanguageIdentifier):
-        """py3langid with its byte DFA walk in C (``_dfa.c``): the same features in the
-        same order, so the same scores (tests/unit/test_extract_lang.py)."""
-
-        __slots__ = ("_output",)
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._output = array("i", self.tk_output)
-
-        def _raw_score(self, text: bytes) -> Any:
-            visits = _dfa.visit_counts(self.tk_nextmove, self.tk_row, self._output, text)
-            if visits:
-                return self._sparse_score(visits, self.nb_ptc)
-            return super()._raw_score(text)  # no features: py3langid's own fill
-
     import numpy as np
 
+    class CompiledWalk(LanguageIdentifier):
+        """py3langid with its byte DFA walk and the gathering of the table rows in C
+        (``_dfa.c``): the same features in the same order, the same product, so the same
+        scores (tests/unit/test_extract_lang.py)."""
+
+        __slots__ = ("_output", "_depth", "_rows", "_counts")
+
+        def __init__(self, *args: Any, depth: int, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._output = array("i", self.tk_output)
+            self._depth = depth
+            self._rows = np.empty((0, self.nb_ptc.shape[1]), dtype=np.float32)
+            self._counts = np.empty(0, dtype=np.float32)
+
+        def _raw_score(self, text: bytes) -> Any:
+            if len(text) > len(self._counts):  # room for one feature per byte
+                size = max(len(text), 2 * MAX_CHARS * 4)
+                self._rows = np.empty((size, self.nb_ptc.shape[1]), dtype=np.float32)
+                self._counts = np.empty(size, dtype=np.float32)
+            n = _dfa.gathered(self.tk_nextmove, self.tk_row, self._output, text, self._depth,
+                              self.nb_ptc, self.nb_ptc.shape[1], self._rows, self._counts)
+            if n:  # py3langid's _sparse_score on the gathered rows
+                return np.log1p(self._counts[:n]) @ self._rows[:n] + self.nb_pc
+            return super()._raw_score(text)  # no features: py3langid's own fill
+
     path = Path(MODEL_FILE)
-    ptc, pc, classes, nextmove, row, output = _load_model(path if path.is_absolute() else MODEL_DIR / path)
+    (ptc, pc, classes, nextmove, row, output), depth = _load_model(
+        path if path.is_absolute() else MODEL_DIR / path)
     # as LanguageIdentifier.from_model_file builds it
-    return CompiledWalk(np.asarray(ptc), np.asarray(pc), classes, nextmove, output,
-                        norm_probs=True, tk_row=row)
+    return CompiledWalk(np.ascontiguousarray(ptc, dtype=np.float32), np.asarray(pc), classes,
+                        nextmove, output, norm_probs=True, tk_row=row, depth=depth)
 
 
 def detect_language(text: str) -> tuple[str, float] | None:

@@ -70,10 +70,48 @@ def _assert_same_walk(text: str) -> None:
     assert type(identifier).__name__ == "CompiledWalk", "pipeline.extract._dfa is not built"
     data = identifier._encode(text)
     expected = visit_counts(identifier.tk_nextmove, identifier._rowbase, identifier.tk_output, data)
-    got = lang._dfa.visit_counts(identifier.tk_nextmove, identifier.tk_row, identifier._output, data)
-    assert got == expected
-    if got is not None:
-        assert list(got) == list(expected)  # the order the scores are summed in
+    for depth in (-1, identifier._depth):  # one chain; several chains side by side
+        got = lang._dfa.visit_counts(identifier.tk_nextmove, identifier.tk_row, identifier._output,
+                                     data, depth)
+        assert got == expected
+        if got is not None:
+            assert list(got) == list(expected)  # the order the scores are summed in
+
+
+@given(st.text(min_size=100, max_size=1500))
+@settings(max_examples=200, deadline=None)
+def test_the_walk_in_chains_equals_py3langids_on_long_texts(text: str) -> None:
+    # chains start from 4 * (depth + 1) bytes per chain
+    _assert_same_walk(text)
+
+
+def test_the_chains_warm_up_for_the_dfas_depth() -> None:
+    # The chains' warm-up is the DFA's depth: the largest breadth-first distance of a state
+    # from the start, recomputed here in numpy.
+    import numpy as np
+
+    from pipeline.extract import lang
+
+    identifier = lang._identifier()
+    nextmove = np.asarray(identifier.tk_nextmove)
+    row = np.frombuffer(identifier.tk_row, dtype=np.uint16).astype(np.int64)
+    depth = np.full(len(row), -1)
+    depth[0] = 0
+    frontier, distance = np.array([0]), 0
+    while frontier.size:
+        reached = np.unique(nextmove[(row[frontier][:, None] << 8) + np.arange(256)])
+        frontier = reached[depth[reached] < 0]
+        distance += 1
+        depth[frontier] = distance
+    assert (depth >= 0).all()
+    assert identifier._depth == depth.max() == lang._dfa.max_depth(identifier.tk_nextmove, identifier.tk_row)
+    # Walking in chains must differ from one chain when the warm-up is too short (so the
+    # equality tests above can fail): find a text where a warm-up of depth - 1 breaks.
+    text = ("Ceci est une phrase en français, assez longue pour le détecteur. " * 12).encode()
+    args = (identifier.tk_nextmove, identifier.tk_row, identifier._output, text)
+    assert lang._dfa.visit_counts(*args, identifier._depth) == lang._dfa.visit_counts(*args)
+    assert any(lang._dfa.visit_counts(*args[:3], text[k:], 0) != lang._dfa.visit_counts(*args[:3], text[k:])
+               for k in range(8))
 
 
 def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -86,14 +124,17 @@ def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  #
 
     monkeypatch.setenv("REDECODE_CACHE_DIR", str(tmp_path))
     path = MODEL_DIR / MODEL_FILE
-    cached = lang._load_model(path)
+    cached, depth = lang._load_model(path)
     assert list(tmp_path.glob("py3langid-*/done")), "the cache was not written"
-    again = lang._load_model(path)  # now read from the cache
+    again, depth_again = lang._load_model(path)  # now read from the cache
+    assert depth == depth_again == lang._identifier()._depth > 0
     reference = modelio.load_model(path)
     for got in (cached, again):
         assert np.array_equal(got[0], reference[0]) and np.array_equal(got[1], reference[1])
         assert got[2] == reference[2] and got[5] == reference[5]
-        assert got[3] == reference[3] and got[4] == reference[4]
+        # nextmove comes mapped (the compiled walk reads it as a buffer of uint32)
+        assert got[3].dtype.itemsize == 4 and got[3].tolist() == reference[3].tolist()
+        assert got[4] == reference[4]
 
 
 def test_scores_equal_py3langids_own_identifier() -> None:
@@ -109,7 +150,9 @@ def test_scores_equal_py3langids_own_identifier() -> None:
     theirs = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     assert theirs.nb_ptc.dtype == np.float16
     texts = [*_SAMPLES, "Ceci est une phrase en français, assez longue pour le détecteur. " * 5,
-             "这是一个中文句子，用于测试语言检测器的准确性。" * 8, "한국어 문장입니다. 언어 감지기를 시험합니다." * 6]
+             "这是一个中文句子，用于测试语言检测器的准确性。" * 8, "한국어 문장입니다. 언어 감지기를 시험합니다." * 6,
+             GERMAN * 8, "Быстрая коричневая лиса перепрыгивает через ленивую собаку. " * 9]
+    assert any(len(ours._encode(t)) > 4 * (ours._depth + 1) * 4 for t in texts)  # chains ran
     for text in texts:
         assert np.array_equal(ours._decide(text), theirs._decide(text)), text
         assert ours.classify(text) == theirs.classify(text)
