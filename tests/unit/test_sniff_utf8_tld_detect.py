@@ -225,3 +225,19 @@ def test_compiled_utf8_counts_equal_the_decoder(pieces: list[bytes]) -> None:
     text, errors = decode_utf8(body)
     non_ascii = sum(1 for c in text if ord(c) > 0x7F) - errors
     assert utf8._utf8.counts(body) == (non_ascii, errors)
+
+
+@given(st.lists(st.sampled_from([b"a", b"<p>", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x99\x82", b"\xff",
+                                 b"\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xc0\xaf"]), max_size=40))
+@settings(max_examples=1000, deadline=None)
+def test_check_utf8_is_the_same_with_and_without_the_compiled_counts(pieces: list[bytes]) -> None:
+    # check_utf8 answers valid bodies from _utf8.counts alone; without it, from str.decode.
+    from pipeline.encoding.sniff import utf8
+
+    body = b"".join(pieces)
+    compiled = utf8.check_utf8(body)
+    saved, utf8._utf8 = utf8._utf8, None
+    try:
+        assert utf8.check_utf8(body) == compiled
+    finally:
+        utf8._utf8 = saved

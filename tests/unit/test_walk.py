@@ -119,7 +119,9 @@ _MARKED_PIECES = ["\ue000", "\ue001", "\ue002", "\ue003", " ", "\u00a0", "\t\n",
                   "\u0085", "\u00a1", "\u1680", "\u1681", "\u2003", "\u200b", "\u2028", "\u205f",
                   "\u2060", "\u3001", "\ue004", "\ue0ff",
                   # runs longer than the 16-byte windows the cutter skips at once
-                  "abcdefghijklmnopqrstuvwxyz0123456789", "日本語の長い文章を書きます", "ÉéÈèÀàÇç" * 3]
+                  "abcdefghijklmnopqrstuvwxyz0123456789", "日本語の長い文章を書きます", "ÉéÈèÀàÇç" * 3,
+                  # single spaces kept inside a run, at every offset of a 16-byte window
+                  "the quick brown fox jumps over a lazy dog", "a b", " x", "y ", "a  b", "é ü"]
 
 
 @settings(max_examples=500, deadline=None)

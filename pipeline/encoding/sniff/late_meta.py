@@ -212,8 +212,10 @@ class _MarkupFinder:
     whatever the input. A regex search costs per ``<`` it meets, so a chunk dense with ``<``
     (``<<<<...``) is translated once to byte classes and searched with ``bytes.find``."""
 
-    _CHUNK = 1 << 16
-    _DENSE = 1 << 10  # "<" per chunk above which the translated search is cheaper
+    # (the scan mostly ends within a page's first kilobytes: counting the "<" of 64 KB
+    # chunks cost more than the scan itself)
+    _CHUNK = 1 << 12
+    _DENSE = 1 << 6  # "<" per chunk above which the translated search is cheaper
     _TABLE = bytes(
         0x3C if b == 0x3C else 0x4C if chr(b).isascii() and (chr(b).isalpha() or chr(b) in "!/?") else 0x20
         for b in range(256)

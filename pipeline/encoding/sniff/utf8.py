@@ -56,6 +56,10 @@ def check_utf8(body: bytes) -> Utf8Check:
     """
     if body.isascii():
         return Utf8Check(False, False, 0, 0, False)
+    if _utf8 is not None:
+        multibyte, errors = _utf8.counts(body)  # one pass, no str built
+        if errors == 0:
+            return Utf8Check(True, True, multibyte, 0, False)
     ascii_count = len(body) - len(body.translate(None, _ASCII_BYTES))
     try:
         text = body.decode("utf-8")
