@@ -108,9 +108,10 @@ enum {
 };
 enum { K_NONE = 0, K_BLOCK = 1, K_LINE = 2, K_LINK = 3 };
 enum { A_HREF, A_REL, A_ALT, A_CLASS, A_ID, A_STYLE, A_HIDDEN, A_ARIA_HIDDEN, A_ROLE,
-       A_ITEMPROP, A_COUNT };
+       A_ITEMPROP, A_CONTENT, A_PROPERTY, A_NAME, A_LANG, A_COUNT };
 static const char *ATTR_NAMES[A_COUNT] = {
     "href", "rel", "alt", "class", "id", "style", "hidden", "aria-hidden", "role", "itemprop",
+    "content", "property", "name", "lang",
 };
 
 #define TAG_TABLE 512
@@ -118,6 +119,11 @@ static unsigned char tag_flags[TAG_TABLE];
 static unsigned char kinds[TAG_TABLE];            /* ExtractContent marks, page scope */
 static unsigned char container_kinds[TAG_TABLE];  /* ... inside an article container */
 static uintptr_t text_tag_id, a_tag_id, area_tag_id, link_tag_id;
+/* metadata (head): the tags it reads, and tree.is_html_element's ancestors */
+enum { H_META, H_BASE, H_TITLE, H_HTML, H_HEAD, H_BODY, H_SVG, H_MATH, H_COUNT };
+static uintptr_t head_tag_id[H_COUNT];
+static unsigned char integration_point[TAG_TABLE];
+static int head_configured;
 static uintptr_t attr_static_id[A_COUNT];         /* 0: the name has no static id */
 static PyObject *style_hidden_fn;                 /* str -> bool */
 static PyObject *names_boilerplate_fn;            /* str -> bool */
@@ -1160,6 +1166,119 @@ done:
     return result;
 }
 
+/* ---- metadata ----------------------------------------------------------------- */
+
+/* pipeline.extract.tree.is_html_element: the first ancestor that is an integration point
+ * or body/head/html says HTML, svg/math says foreign; none says HTML. */
+static int is_html_element(const lxnode *n) {
+    for (const lxnode *p = n->parent; p != NULL; p = p->parent) {
+        if (p->local_name < TAG_TABLE && integration_point[p->local_name]) return 1;
+        if (p->local_name == head_tag_id[H_SVG] || p->local_name == head_tag_id[H_MATH]) return 0;
+        if (p->local_name == head_tag_id[H_BODY] || p->local_name == head_tag_id[H_HEAD] ||
+            p->local_name == head_tag_id[H_HTML])
+            return 1;
+    }
+    return 1;
+}
+
+/* LexborNode.text(deep=False): the direct text children, concatenated. */
+static PyObject *child_text(const lxnode *n, buf_t *tmp) {
+    tmp->len = 0;
+    for (const lxnode *c = n->first_child; c != NULL; c = c->next) {
+        if (c->type != NODE_TEXT) continue;
+        const lxstr *t = &((const lxchardata *)c)->data;
+        if (t->data != NULL && buf_put(tmp, t->data, t->length) < 0) return NULL;
+    }
+    return PyUnicode_DecodeUTF8(tmp->data ? tmp->data : "", (Py_ssize_t)tmp->len, "replace");
+}
+
+static int append_new(PyObject *list, PyObject *item) {
+    if (item == NULL) return -1;
+    int rc = PyList_Append(list, item);
+    Py_DECREF(item);
+    return rc;
+}
+
+/* head(root_mem_id) -> (metas, base_href, title, links, html_lang): what
+ * pipeline.extract.meta.head_facts reads through selectolax, in one walk. */
+static PyObject *py_head(PyObject *self, PyObject *args) {
+    unsigned long long root_id;
+    if (!PyArg_ParseTuple(args, "K", &root_id)) return NULL;
+    if (!configured || !head_configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    lxnode *root = (lxnode *)(uintptr_t)root_id;
+    PyObject *metas = PyList_New(0), *links = PyList_New(0);
+    PyObject *base_href = NULL, *title = NULL, *html_lang = NULL, *result = NULL;
+    int seen_html = 0;
+    buf_t tmp = {0};
+    if (metas == NULL || links == NULL) goto done;
+    for (lxnode *n = root; n != NULL;) {
+        if (n->type == NODE_ELEMENT) {
+            uintptr_t id = n->local_name;
+            if (id == head_tag_id[H_META]) {
+                const lxattr *content = find_attr(n, A_CONTENT);
+                const lxattr *prop = find_attr(n, A_PROPERTY), *name = find_attr(n, A_NAME);
+                if (attr_value(content) != NULL && (attr_value(prop) != NULL || attr_value(name) != NULL) &&
+                    append_new(metas, Py_BuildValue("(NNN)", value_or_none(prop), value_or_none(name),
+                                                    value_or_none(content))) < 0)
+                    goto done;
+            } else if (id == link_tag_id) {
+                const lxattr *href = find_attr(n, A_HREF);
+                if (attr_value(href) != NULL &&
+                    append_new(links, Py_BuildValue("(NN)", value_or_none(href),
+                                                    value_or_none(find_attr(n, A_REL)))) < 0)
+                    goto done;
+            } else if (id == head_tag_id[H_BASE]) {
+                const lxattr *href = find_attr(n, A_HREF);
+                if (base_href == NULL && attr_value(href) != NULL && (base_href = value_or_none(href)) == NULL)
+                    goto done;
+            } else if (id == head_tag_id[H_TITLE]) {
+                if (title == NULL && is_html_element(n) && (title = child_text(n, &tmp)) == NULL) goto done;
+            } else if (id == head_tag_id[H_HTML] && !seen_html) {
+                seen_html = 1;
+                if ((html_lang = value_or_none(find_attr(n, A_LANG))) == NULL) goto done;
+            }
+        }
+        if (n->first_child != NULL) {
+            n = n->first_child;
+            continue;
+        }
+        while (n != NULL && n != root && n->next == NULL) n = n->parent;
+        n = (n == NULL || n == root) ? NULL : n->next;
+    }
+    result = Py_BuildValue("(OOOOO)", metas, base_href ? base_href : Py_None, title ? title : Py_None,
+                           links, html_lang ? html_lang : Py_None);
+done:
+    Py_XDECREF(metas);
+    Py_XDECREF(links);
+    Py_XDECREF(base_href);
+    Py_XDECREF(title);
+    Py_XDECREF(html_lang);
+    PyMem_Free(tmp.data);
+    return result;
+}
+
+static PyObject *py_configure_head(PyObject *self, PyObject *args) {
+    PyObject *ids, *points;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &ids, &PyTuple_Type, &points)) return NULL;
+    if (PyTuple_GET_SIZE(ids) != H_COUNT)
+        return PyErr_Format(PyExc_ValueError, "%d tag ids expected", H_COUNT);
+    head_configured = 0;
+    for (int i = 0; i < H_COUNT; i++) {
+        head_tag_id[i] = (uintptr_t)PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(ids, i));
+        if (PyErr_Occurred()) return NULL;
+    }
+    memset(integration_point, 0, sizeof integration_point);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(points); i++) {
+        unsigned long long id = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(points, i));
+        if (PyErr_Occurred()) return NULL;
+        if (id == 0 || id >= TAG_TABLE)
+            return PyErr_Format(PyExc_ValueError, "tag id %llu is not a static Lexbor id", id);
+        integration_point[id] = 1;
+    }
+    head_configured = 1;
+    Py_RETURN_NONE;
+}
+
 /* ---- configuration and self-test helpers -------------------------------------- */
 
 static PyObject *py_attr_ids(PyObject *self, PyObject *args) {
@@ -1241,6 +1360,10 @@ static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS,
      "configure(tag_flags, kinds, container_kinds, attr_ids, text_id, a_id, area_id, link_id, "
      "style_hidden, names_boilerplate, role_boilerplate): the ids Python learned."},
+    {"configure_head", py_configure_head, METH_VARARGS,
+     "configure_head((meta, base, title, html, head, body, svg, math), integration_point_ids)"},
+    {"head", py_head, METH_VARARGS,
+     "head(root_mem_id) -> ([(property, name, content)], base_href, title, [(href, rel)], html_lang)"},
     {"links", py_links, METH_VARARGS,
      "links(root_mem_id, max_links) -> (elements, candidates, [(tag, href, rel, text), ...])"},
     {"main_text", py_main_text, METH_VARARGS,

@@ -16,12 +16,11 @@ from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
 from pipeline.extract.links import extract_links, link_candidates
 from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
-from pipeline.extract.meta import Metadata, extract_metadata
+from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.tree import (
     MAX_UNCLOSED_NESTING,
     Scan,
-    TagIndex,
     parse_document,
     scan,
     utf8_of,
@@ -85,16 +84,16 @@ def extract(
         tree = parse_document(data)
         if fast:  # the compiled walks: the same results (tests/unit/test_walk.py), faster
             elements, total_links, candidates = walk.links(tree, options.max_links)
-            tags: Scan | TagIndex = TagIndex(tree)
         else:
-            found = tags = scan(tree)
+            found = scan(tree)
             elements, total_links = found.elements, len(found.links)
     except Exception as exc:  # nothing to extract from; the caller records the error
         return _empty(page_url, (_failure("parse", exc),))
 
     meta = Metadata(None, None, {}, None, page_url, None, None)
     try:
-        meta = extract_metadata(tags, page_url, doc_encoding)
+        facts = walk.head(tree) if found is None else head_facts(found)
+        meta = extract_metadata(facts, page_url, doc_encoding)
     except Exception as exc:  # a bug must not cost the record its other fields
         errors.append(_failure("metadata", exc))
 

@@ -159,7 +159,12 @@ def _identifier() -> Any:
         def _raw_score(self, text: bytes) -> Any:
             if len(text) > len(self._counts):  # room for one feature per byte
                 size = max(len(text), 2 * MAX_CHARS * 4)
-                self._rows = np.empty((size, self.nb_ptc.shape[1]), dtype=np.float32)
+                width = self.nb_ptc.shape[1]
+                # 64-byte aligned whatever the allocator gives: the product's SIMD path
+                # (and so its rounding) must not vary from one process to the next
+                raw = np.empty(size * width + 16, dtype=np.float32)
+                start = (-raw.ctypes.data % 64) // 4
+                self._rows = raw[start : start + size * width].reshape(size, width)
                 self._counts = np.empty(size, dtype=np.float32)
             n = _dfa.gathered(self.tk_nextmove, self.tk_row, self._output, text, self._depth,
                               self.nb_ptc, self.nb_ptc.shape[1], self._rows, self._counts)

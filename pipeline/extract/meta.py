@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from selectolax.lexbor import LexborNode
-
 from pipeline.extract.tree import (
     ASCII_WHITESPACE,
     Scan,
@@ -44,8 +42,9 @@ class Metadata:
     html_lang: str | None
 
 
-def document_title(titles: list[LexborNode]) -> str | None:
-    """The HTML Standard's ``document.title`` getter, for an HTML document.
+def document_title(child_text: str | None) -> str | None:
+    """The HTML Standard's ``document.title`` getter, for an HTML document, given the child
+    text content of the title element (:attr:`HeadFacts.title`).
 
     "Otherwise, let value be the child text content of the title element, or the empty
     string if the title element is null." / "Strip and collapse ASCII whitespace in
@@ -53,49 +52,77 @@ def document_title(titles: list[LexborNode]) -> str | None:
     order)" — an HTML ``title``: SVG's ``title`` elements do not count. None when there
     is no title element (``document.title`` would be the empty string).
 
-    >>> from pipeline.extract.tree import parse_document
-    >>> titles = parse_document("<svg><title>no</title></svg><title> A \\n b </title>").css("title")
-    >>> document_title(titles)
+    >>> from pipeline.extract.tree import TagIndex, parse_document
+    >>> tree = parse_document("<svg><title>no</title></svg><title> A \\n b </title>")
+    >>> document_title(head_facts(TagIndex(tree)).title)
     'A b'
     """
-    for node in titles:
-        if is_html_element(node):
-            return strip_and_collapse(node.text(deep=False))
-    return None
+    return strip_and_collapse(child_text) if child_text is not None else None
 
 
-def document_base_url(bases: list[LexborNode], url: str | None, encoding: str) -> tuple[str | None, str | None]:
-    """The document base URL and the ``<base href>`` as written.
+def document_base_url(href: str | None, url: str | None, encoding: str) -> tuple[str | None, str | None]:
+    """The document base URL and the ``<base href>`` as written (``href``: the first base
+    element's href, if any).
 
     "If there is no base element that has an href attribute in the Document, then return
     the Document's fallback base URL" (the record URL here). Otherwise the frozen base
     URL: the first such element's href parsed against the fallback base URL with the
     document's encoding; on failure, the fallback base URL.
     """
-    href = next((h for h in (b.attributes.get("href") for b in bases) if h is not None), None)
     if href is None:
         return url, None
     resolved = resolve_url(href, url, encoding)
     return (resolved if resolved is not None else url), href
 
 
-def extract_metadata(found: Scan | TagIndex, url: str | None, encoding: str) -> Metadata:
-    """Collect every metadata field of a parsed document (the tree is not modified).
+@dataclass(frozen=True, slots=True)
+class HeadFacts:
+    """What metadata reads off the tree (attribute values as written; None when absent or
+    value-less): :func:`head_facts` through selectolax, or the compiled walk
+    (:func:`pipeline.extract.walk.head`) in one pass."""
 
-    ``found`` gives the elements by tag (:func:`pipeline.extract.tree.scan`'s result or a
-    :class:`~pipeline.extract.tree.TagIndex`); ``url`` is the parsed record URL (or None); ``encoding`` the document's WHATWG name.
+    metas: list[tuple[str | None, str | None, str]]  # (property, name, content) with a content and a key
+    base_href: str | None  # the href of the first base element that has one
+    title: str | None  # child text of the first HTML title element; None: no such element
+    links: list[tuple[str, str | None]]  # (href, rel) of every link element with an href
+    html_lang: str | None  # lang of the document element (the first html element)
+
+
+def head_facts(found: Scan | TagIndex) -> HeadFacts:
+    """:class:`HeadFacts` through selectolax (the reference of the compiled walk)."""
+    metas = []
+    for meta in found["meta"]:
+        attrs = meta.attributes
+        content = attrs.get("content")
+        key_property, key_name = attrs.get("property"), attrs.get("name")
+        if content is not None and (key_property is not None or key_name is not None):
+            metas.append((key_property, key_name, content))
+    base_href = next((h for h in (b.attributes.get("href") for b in found["base"]) if h is not None), None)
+    title = next((node.text(deep=False) for node in found["title"] if is_html_element(node)), None)
+    links = []
+    for link in found["link"]:
+        attrs = link.attributes
+        href = attrs.get("href")
+        if href is not None:
+            links.append((href, attrs.get("rel")))
+    roots = found["html"]
+    return HeadFacts(metas, base_href, title, links, roots[0].attributes.get("lang") if roots else None)
+
+
+def extract_metadata(facts: HeadFacts, url: str | None, encoding: str) -> Metadata:
+    """Every metadata field of a parsed document, from its :class:`HeadFacts`.
+
+    ``url`` is the parsed record URL (or None); ``encoding`` the document's WHATWG name.
     Meta values are ASCII-whitespace stripped; the first non-empty one of a key wins;
     ``property`` and ``name`` forms both count; key matching is ASCII case-insensitive.
     """
-    base_url, base_href = document_base_url(found["base"], url, encoding)
+    base_url, base_href = document_base_url(facts.base_href, url, encoding)
     values: dict[str, str] = {}
-    for meta in found["meta"]:
-        attrs = meta.attributes
-        content = strip_ascii(attrs.get("content"))
+    for key_property, key_name, raw_content in facts.metas:
+        content = strip_ascii(raw_content)
         if content is None:
             continue
-        for key_attr in ("property", "name"):
-            key = attrs.get(key_attr)
+        for key in (key_property, key_name):
             if key is None:
                 continue
             key = key.strip(ASCII_WHITESPACE).lower()
@@ -112,25 +139,18 @@ def extract_metadata(found: Scan | TagIndex, url: str | None, encoding: str) -> 
             value = resolve_url(value, base_url, encoding) or value
         social[key] = value
     return Metadata(
-        title=document_title(found["title"]),
+        title=document_title(facts.title),
         description=values.get("description"),
         social=social,
-        canonical_url=_canonical(found["link"], base_url, encoding),
+        canonical_url=_canonical(facts.links, base_url, encoding),
         base_url=base_url,
         base_href=base_href,
-        html_lang=_html_lang(found["html"]),
+        html_lang=strip_ascii(facts.html_lang),
     )
 
 
-def _canonical(links: list[LexborNode], base_url: str | None, encoding: str) -> str | None:
-    for link in links:
-        attrs = link.attributes
-        href = attrs.get("href")
-        if href is not None and "canonical" in rel_keywords(attrs.get("rel")):
+def _canonical(links: list[tuple[str, str | None]], base_url: str | None, encoding: str) -> str | None:
+    for href, rel in links:
+        if "canonical" in rel_keywords(rel):
             return resolve_url(href, base_url, encoding)
     return None
-
-
-def _html_lang(roots: list[LexborNode]) -> str | None:
-    # The document element: the first html element in tree order.
-    return strip_ascii(roots[0].attributes.get("lang")) if roots else None

@@ -19,6 +19,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.extract.links import LinkCandidate
 from pipeline.extract.main_text import Block
+from pipeline.extract.meta import HeadFacts
 from pipeline.extract.tree import MAX_UNCLOSED_NESTING, NESTING_NAMES, tag_ids
 from pipeline.extract.tree import unclosed_nesting as tree_unclosed_nesting
 
@@ -32,7 +33,7 @@ else:
 
 
 _ATTRS = ("href", "rel", "alt", "class", "id", "style", "hidden", "aria-hidden", "role",
-          "itemprop")
+          "itemprop", "content", "property", "name", "lang")
 _FLAG_INVISIBLE, _FLAG_BOILERPLATE, _FLAG_PATTERN, _FLAG_ARTICLE = 1, 2, 4, 8
 
 
@@ -79,6 +80,24 @@ def _configure() -> None:
         lru_cache(maxsize=4096)(lambda value: len(value) > 1 and names(value.lower()) is not None),  # _classed_test
         lambda value: value.lower() in roles,
     )
+    # metadata: the tags head() reads, and those tree.is_html_element looks for above a title
+    ids = {name: tag_id for tag_id, name in tag_ids(
+        ("meta", "base", "title", "html", "head", "body", "svg", "math", *_INTEGRATION_POINTS)).items()}
+    _walk.configure_head(tuple(ids[name] for name in ("meta", "base", "title", "html", "head", "body",
+                                                      "svg", "math")),
+                         tuple(ids[name] for name in _INTEGRATION_POINTS))
+
+
+#: tree._INTEGRATION_POINTS by Lexbor's (case-insensitive) tag names.
+_INTEGRATION_POINTS = ("foreignobject", "desc", "title", "mi", "mo", "mn", "ms", "mtext")
+
+
+def head(tree: LexborHTMLParser) -> HeadFacts:
+    """:func:`pipeline.extract.meta.head_facts` in one compiled walk."""
+    root = tree.root
+    if root is None:
+        return HeadFacts([], None, None, [], None)
+    return HeadFacts(*_walk.head(root.mem_id))
 
 
 def links(tree: LexborHTMLParser, max_links: int) -> tuple[int, int, list[LinkCandidate]]:
@@ -136,10 +155,22 @@ SELF_TEST_HTML = """<!doctype html><html lang=en><head><title>t</title>
 <form><input value=x><label>form label</label></form></body></html>"""
 
 
+#: Metadata corner cases: a foreign title first, empty and value-less values, several
+#: bases, an integration point, a dynamic attribute name, a second html element.
+SELF_TEST_HEAD_HTML = """<html lang=" de "><svg><title>svg</title><foreignObject><b>x</b>
+<title>in foreignObject</title></foreignObject></svg><math><mi><title>mi</title></mi></math>
+<title> first\n html  title </title><base target=_top><base href><base href="">
+<base href=/b/><meta content name><meta content="" property=og:title><meta name=description>
+<meta content=x><meta property=og:type name=Twitter:Card content=" T "><meta data-x content=y
+name=og:url><link href rel=canonical><link rel=canonical><link href=/c rel="CANONICAL x">
+<html lang=fr><link href=/d>"""
+
+
 def _self_test() -> None:
     """Both paths on ``SELF_TEST_HTML``, under every switch combination."""
     from pipeline.extract import links as py_links
     from pipeline.extract import main_text as mt
+    from pipeline.extract.meta import head_facts
     from pipeline.extract.options import ExtractOptions
     from pipeline.extract.tree import parse_document, scan
 
@@ -148,6 +179,10 @@ def _self_test() -> None:
     got = links(parse_document(SELF_TEST_HTML), 10_000)
     if got != (found.elements, len(found.links), expected_links):
         raise RuntimeError(f"links differ: {got!r} != {expected_links!r}")
+    for html in (SELF_TEST_HTML, SELF_TEST_HEAD_HTML):
+        expected_head, got_head = head_facts(scan(parse_document(html))), head(parse_document(html))
+        if got_head != expected_head:
+            raise RuntimeError(f"head differs: {got_head!r} != {expected_head!r}")
     for switches in range(16):
         on = [bool(switches & (1 << i)) for i in range(4)]
         options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1],
