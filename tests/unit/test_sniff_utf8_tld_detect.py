@@ -212,7 +212,8 @@ def test_latin_oddities_counts_like_the_char_loop(text: str) -> None:
 
 @given(st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x99\x82", b"\xef\xbf\xbd",
                                  b"\xff", b"\x80", b"\xc3", b"\xe0\x80", b"\xed\xa0\x80", b"\xf4\x90",
-                                 b"\xe2\x82", b"\xf0\x9f", b"\xc0\xaf", b"\xfe"]), max_size=60))
+                                 b"\xe2\x82", b"\xf0\x9f", b"\xc0\xaf", b"\xfe",
+                                 b"<p>ascii run, 16+ bytes</p>"]), max_size=60))
 @settings(max_examples=2000, deadline=None)
 def test_compiled_utf8_counts_equal_the_decoder(pieces: list[bytes]) -> None:
     # check_utf8's counts from pipeline/encoding/_utf8.c against decode_utf8's own (the
