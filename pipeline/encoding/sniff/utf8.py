@@ -60,6 +60,8 @@ def check_utf8(body: bytes) -> Utf8Check:
         multibyte, errors = _utf8.counts(body)  # one pass, no str built
         if errors == 0:
             return Utf8Check(True, True, multibyte, 0, False)
+        if errors > 1:  # not a lone sequence cut at the end: as utf8_counts below says
+            return Utf8Check(errors * MIN_GOOD_PER_BAD <= multibyte, True, multibyte, errors, False)
     ascii_count = len(body) - len(body.translate(None, _ASCII_BYTES))
     try:
         text = body.decode("utf-8")
