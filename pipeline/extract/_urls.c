@@ -9,6 +9,7 @@
 #include <Python.h>
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <string.h>
 
 /* ada_c.h (ada 2.x/3.x C API) */
 typedef void *ada_url;
@@ -87,9 +88,75 @@ static PyObject *hrefs(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The host of a serialized URL, as pipeline.extract.domains.url_host finds it (its
+ * reference): after "://", up to the first "/", "?" or "#", after the last "@", without a
+ * ":port" (an IPv6 literal keeps its brackets); None when there is no "://" or no host.
+ * Every delimiter is ASCII, so cutting the UTF-8 bytes cuts the same code points. */
+static PyObject *host_of(PyObject *url) {
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(url, &n);
+    if (s == NULL) return NULL;
+    const char *scheme_end = NULL;
+    for (Py_ssize_t i = 0; i + 3 <= n; i++) {
+        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') {
+            scheme_end = s + i;
+            break;
+        }
+    }
+    if (scheme_end == NULL) Py_RETURN_NONE;
+    const char *start = scheme_end + 3, *end = s + n;
+    for (const char *p = start; p < end; p++) {
+        if (*p == '/' || *p == '?' || *p == '#') {
+            end = p;
+            break;
+        }
+    }
+    for (const char *p = end; p > start; p--) {  /* after the last "@" */
+        if (p[-1] == '@') {
+            start = p;
+            break;
+        }
+    }
+    if (start < end && *start == '[') {
+        const char *close = memchr(start, ']', (size_t)(end - start));
+        if (close != NULL) end = close + 1;
+    } else {
+        const char *colon = memchr(start, ':', (size_t)(end - start));
+        if (colon != NULL) end = colon;
+    }
+    if (end == start) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(start, end - start, "strict");
+}
+
+/* hosts(urls: list[str | None]) -> list[str | None]: host_of each (None stays None). */
+static PyObject *hosts(PyObject *self, PyObject *arg) {
+    if (!PyList_Check(arg)) return PyErr_Format(PyExc_TypeError, "a list expected");
+    Py_ssize_t n = PyList_GET_SIZE(arg);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(arg, i), *host;
+        if (item == Py_None) {
+            host = Py_NewRef(Py_None);
+        } else if (!PyUnicode_Check(item)) {
+            Py_DECREF(out);
+            return PyErr_Format(PyExc_TypeError, "urls must be str or None");
+        } else {
+            host = host_of(item);
+        }
+        if (host == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, host);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "bind(path of ada-url's extension module)"},
     {"hrefs", hrefs, METH_VARARGS, "hrefs(list[str], base: bytes | None) -> list[str | None]"},
+    {"hosts", hosts, METH_O, "hosts(list[str | None]) -> list[str | None]: url_host of each"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import fields
 
-from pipeline.extract.domains import registered_domain, url_host
+from pipeline.extract.domains import registered_domain, url_host, url_hosts
 from pipeline.extract.fields import Link
 from pipeline.extract.tree import Scan, rel_keywords, tag_ids
 from pipeline.extract.urls import Resolver
@@ -22,6 +22,7 @@ LinkCandidate = tuple[str, str, str | None, str]
 LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
 _TAG_ID = {name: tag_id for tag_id, name in tag_ids(("a", "area")).items()}
 _A_ID, _AREA_ID = _TAG_ID["a"], _TAG_ID["area"]
+_UNSEEN = object()
 
 
 def link_candidates(found: Scan, max_links: int) -> list[LinkCandidate]:
@@ -63,11 +64,9 @@ def extract_links(
     """
     page_host = url_host(page_url) if page_url else None
     page_domain = registered_domain(page_host)
-    # Targets on the page's own host skip host parsing: a serialized special URL has a
-    # path, so "scheme://host/" is exactly "same host, no userinfo, default port".
-    same_host = f"//{page_host}/"
     resolve = Resolver(base_url, encoding)
-    internal_of: dict[str | None, bool | None] = {}
+    # internal flag by target host (the page's own host is internal when it has a domain)
+    internal_of: dict[str | None, bool | None] = {page_host: page_domain is not None}
     links: list[Link] = []
     append = links.append
     bad = 0
@@ -75,20 +74,18 @@ def extract_links(
     kept = [(tag, href, rel, text, rel_keywords(rel) if rel else ())
             for tag, href, rel, text in candidates]
     kept = [c for c in kept if c[0] != "link" or LINK_RELS.intersection(c[4])]
-    # Every distinct href resolved once (in one C call), then its internal flag.
+    # Every distinct href resolved once and its host found (in one C call each), then its
+    # internal flag.
     hrefs = list(dict.fromkeys(c[1] for c in kept))
+    resolved = resolve.many(hrefs)
     targets: dict[str, tuple[str | None, bool | None]] = {}
-    for href, target in zip(hrefs, resolve.many(hrefs), strict=True):
+    for href, target, host in zip(hrefs, resolved, url_hosts(resolved), strict=True):
         internal = None
         if target is not None and page_domain is not None:
-            if target.startswith(same_host, target.find(":") + 1):
-                internal = True
-            else:
-                host = url_host(target)
-                if host not in internal_of:
-                    domain = registered_domain(host)
-                    internal_of[host] = None if domain is None else domain == page_domain
-                internal = internal_of[host]
+            internal = internal_of.get(host, _UNSEEN)
+            if internal is _UNSEEN:
+                domain = registered_domain(host)
+                internal = internal_of[host] = None if domain is None else domain == page_domain
         targets[href] = (target, internal)
     for tag, href, rel, text, keywords in kept:
         target, internal = targets[href]

@@ -5,6 +5,8 @@ text is not split and joined again."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.extract import extract
 from pipeline.extract.urls import Resolver, _ada_href
@@ -54,3 +56,27 @@ def test_resolver_shortcuts_equal_parsing_against_the_base(base: str) -> None:
 def test_anchor_text_collapses_every_unicode_whitespace(inner: str, text: str) -> None:
     e = extract(f"<a href=/x>{inner}</a>", "https://a.example/", "UTF-8")
     assert e.links[0].anchor_text == text
+
+
+_URL_PIECES = ["http", "https", "mailto", ":", "//", "/", "?", "#", "@", "[", "]", "::1", "a", "é",
+               "example.com", "xn--p1ai", ":8080", "u:p", " ", "日本"]
+
+
+@given(st.lists(st.sampled_from(_URL_PIECES), max_size=12))
+@settings(max_examples=2000, deadline=None)
+def test_compiled_hosts_equal_url_host(pieces: list[str]) -> None:
+    # The links step finds target hosts in one C call (_urls.hosts): the same as the
+    # Python url_host on any string, and on every BASES x HREFS target.
+    from pipeline.extract import domains
+
+    assert domains._urls is not None, "pipeline.extract._urls is not built"
+    url = "".join(pieces)
+    assert domains._urls.hosts([url, None]) == [domains.url_host(url), None]
+
+
+def test_compiled_hosts_on_resolved_targets() -> None:
+    from pipeline.extract import domains
+
+    targets = [t for base in BASES for t in Resolver(base).many(HREFS) if t is not None]
+    assert len(targets) > 100
+    assert domains.url_hosts(targets) == [domains.url_host(t) for t in targets]
