@@ -71,9 +71,11 @@ def extract_links(
     append = links.append
     bad = 0
     truncated = max(0, total - max_links)
-    kept = [(tag, href, rel, text, rel_keywords(rel) if rel else ())
-            for tag, href, rel, text in candidates]
-    kept = [c for c in kept if c[0] != "link" or LINK_RELS.intersection(c[4])]
+    kept = []
+    for tag, href, rel, text in candidates:
+        keywords = rel_keywords(rel) if rel else ()
+        if tag != "link" or LINK_RELS.intersection(keywords):
+            kept.append((tag, href, rel, text, "nofollow" in keywords))
     # Every distinct href resolved once and its host found (in one C call each), then its
     # internal flag.
     hrefs = list(dict.fromkeys(c[1] for c in kept))
@@ -87,12 +89,15 @@ def extract_links(
                 domain = registered_domain(host)
                 internal = internal_of[host] = None if domain is None else domain == page_domain
         targets[href] = (target, internal)
-    for tag, href, rel, text, keywords in kept:
+    if _compiled is not None:
+        made, bad = _compiled.make_links(kept, targets)
+        return made, bad, truncated
+    for tag, href, rel, text, nofollow in kept:
         target, internal = targets[href]
         if target is None:
             bad += 1
             continue
-        append(_new_link(target, text, rel, tag, "href", internal, "nofollow" in keywords))
+        append(_new_link(target, text, rel, tag, "href", internal, nofollow))
     return tuple(links), bad, truncated
 
 
@@ -123,3 +128,19 @@ def _link_factory() -> Callable[[str, str, str | None, str, str, bool | None, bo
 
 
 _new_link = _link_factory()
+
+
+
+def _bind_compiled() -> object | None:
+    """``_urls.make_links`` bound to ``Link``'s slots; None without the extension (or if
+    ``Link`` stops being a slots class: the Python loop serves)."""
+    try:
+        from pipeline.extract import _urls  # type: ignore[attr-defined]
+
+        _urls.bind_links(Link, tuple(field.name for field in fields(Link)))
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return None
+    return _urls
+
+
+_compiled = _bind_compiled()

@@ -80,3 +80,20 @@ def test_compiled_hosts_on_resolved_targets() -> None:
     targets = [t for base in BASES for t in Resolver(base).many(HREFS) if t is not None]
     assert len(targets) > 100
     assert domains.url_hosts(targets) == [domains.url_host(t) for t in targets]
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_links_made_in_c_equal_the_python_loop(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # _urls.make_links fills Link's slots directly: the same links (and bad count) as
+    # the Python constructor, frozen and hashable like them.
+    from pipeline.extract import links
+
+    assert links._compiled is not None, "pipeline.extract._urls is not built"
+    rels = ["", " rel=nofollow", " rel='NoFollow noopener'", " rel=canonical", " rel=next", " rel=icon"]
+    html = "".join(f"<{tag} href='{href}'{rel}>t {i}</{tag}>" for i, href in enumerate(HREFS)
+                   for tag, rel in (("a", rels[i % 6]), ("link", rels[(i + 3) % 6])))
+    fast = extract(html, base, "windows-1252")
+    assert fast.links and fast.bad_urls + len(fast.links) > len(HREFS)  # bad ones too
+    assert len({hash(link) for link in fast.links}) > 1
+    monkeypatch.setattr(links, "_compiled", None)
+    assert extract(html, base, "windows-1252") == fast
