@@ -19,6 +19,11 @@ from functools import lru_cache
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+try:
+    from pipeline.encoding import _utf8  # type: ignore[attr-defined]
+except ImportError:  # built without a compiler
+    _utf8 = None
+
 #: ASCII whitespace per the Infra Standard: TAB, LF, FF, CR, SPACE (not NBSP).
 ASCII_WHITESPACE = "\t\n\x0c\r "
 _SPLIT = str.maketrans({c: " " for c in ASCII_WHITESPACE})
@@ -71,6 +76,10 @@ NESTING_NAMES = tuple(spelled.encode() for tag in _NESTING_TAGS for spelled in (
 def utf8_of(text: str) -> bytes:
     """``text`` as UTF-8, as the parser gets it (lone surrogates dropped, as selectolax does
     with a ``str``)."""
+    if _utf8 is not None:
+        data = _utf8.encode(text)  # (2x Python's encoder on the usual markup-heavy page)
+        if data is not None:
+            return data
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:

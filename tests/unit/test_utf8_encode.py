@@ -1,0 +1,37 @@
+"""The compiled UTF-8 encoder (pipeline/encoding/_utf8.c ``encode``) that hands the parser
+its bytes: equal to ``str.encode("utf-8")``, None exactly where that raises."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.encoding import _utf8
+from pipeline.extract.tree import utf8_of
+
+# ASCII markup, Latin-1, 2- and 3-byte BMP characters, astral ones, lone surrogates, and
+# runs long enough for the 4,096-unit sample and the 8-unit blocks.
+_PIECES = ["<p class='x'>", "text ", "é", "ß", "\u2014", "\u07ff", "\u0800", "日本語", "\uffff",
+           "🙂", "\ud800", "\udfff", "a" * 37, "<div>" * 900, "\u2014" * 600]
+
+
+def _expected(text: str) -> bytes | None:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+@settings(max_examples=1500, deadline=None)
+def test_encode_equals_str_encode(pieces: list[str]) -> None:
+    assert _utf8 is not None, "pipeline.encoding._utf8 is not built"
+    text = "".join(pieces)
+    assert _utf8.encode(text) == _expected(text)
+    assert utf8_of(text) == text.encode("utf-8", "ignore")
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=1500, deadline=None)
+def test_encode_on_any_text(text: str) -> None:
+    assert _utf8.encode(text) == _expected(text)
