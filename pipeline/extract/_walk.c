@@ -245,9 +245,11 @@ static inline int is_text(const lxnode *n) {
 }
 
 /* The attribute named ATTR_NAMES[which], or NULL (lxb_dom_attr_qualified_name). */
+static size_t attr_name_len[A_COUNT];  /* strlen(ATTR_NAMES[i]), set by configure() */
+
 static lxattr *find_attr(const lxnode *n, int which) {
     const char *name = ATTR_NAMES[which];
-    size_t name_len = strlen(name);
+    size_t name_len = attr_name_len[which];
     uintptr_t want = attr_static_id[which];
     for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
         uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
@@ -1341,6 +1343,7 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     tag_flags[0] = 0;
     kinds[0] = container_kinds[0] = 0;
     for (int i = 0; i < A_COUNT; i++) {
+        attr_name_len[i] = strlen(ATTR_NAMES[i]);
         PyObject *v = PyDict_GetItemString(attrs, ATTR_NAMES[i]);
         attr_static_id[i] = v ? (uintptr_t)PyLong_AsUnsignedLongLong(v) : 0;
         if (PyErr_Occurred()) return NULL;
