@@ -17,6 +17,7 @@ import hashlib
 import lzma
 import os
 import shutil
+import threading
 from array import array
 from functools import lru_cache
 from pathlib import Path
@@ -147,29 +148,36 @@ def _identifier() -> Any:
         (``_dfa.c``): the same features in the same order, the same product, so the same
         scores (tests/unit/test_extract_lang.py)."""
 
-        __slots__ = ("_output", "_depth", "_rows", "_counts")
+        __slots__ = ("_output", "_depth", "_local")
 
         def __init__(self, *args: Any, depth: int, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._output = array("i", self.tk_output)
             self._depth = depth
-            self._rows = np.empty((0, self.nb_ptc.shape[1]), dtype=np.float32)
-            self._counts = np.empty(0, dtype=np.float32)
+            # gathering buffers per thread: numpy's product runs without the GIL
+            self._local = threading.local()
 
-        def _raw_score(self, text: bytes) -> Any:
-            if len(text) > len(self._counts):  # room for one feature per byte
-                size = max(len(text), 2 * MAX_CHARS * 4)
+        def _buffers(self, size: int) -> tuple[Any, Any]:
+            """This thread's (rows, counts) buffers, room for ``size`` features."""
+            local = self._local
+            counts = getattr(local, "counts", None)
+            if counts is None or len(counts) < size:
+                size = max(size, 2 * MAX_CHARS * 4)
                 width = self.nb_ptc.shape[1]
                 # 64-byte aligned whatever the allocator gives: the product's SIMD path
                 # (and so its rounding) must not vary from one process to the next
                 raw = np.empty(size * width + 16, dtype=np.float32)
                 start = (-raw.ctypes.data % 64) // 4
-                self._rows = raw[start : start + size * width].reshape(size, width)
-                self._counts = np.empty(size, dtype=np.float32)
+                local.rows = raw[start : start + size * width].reshape(size, width)
+                local.counts = np.empty(size, dtype=np.float32)
+            return local.rows, local.counts
+
+        def _raw_score(self, text: bytes) -> Any:
+            rows, counts = self._buffers(len(text))  # at most one feature per byte
             n = _dfa.gathered(self.tk_nextmove, self.tk_row, self._output, text, self._depth,
-                              self.nb_ptc, self.nb_ptc.shape[1], self._rows, self._counts)
+                              self.nb_ptc, self.nb_ptc.shape[1], rows, counts)
             if n:  # py3langid's _sparse_score on the gathered rows
-                return np.log1p(self._counts[:n]) @ self._rows[:n] + self.nb_pc
+                return np.log1p(counts[:n]) @ rows[:n] + self.nb_pc
             return super()._raw_score(text)  # no features: py3langid's own fill
 
     path = Path(MODEL_FILE)

@@ -156,3 +156,14 @@ def test_scores_equal_py3langids_own_identifier() -> None:
     for text in texts:
         assert np.array_equal(ours._decide(text), theirs._decide(text)), text
         assert ours.classify(text) == theirs.classify(text)
+
+
+def test_threads_get_their_own_gathering_buffers() -> None:
+    # The product runs without the GIL: threads must not share the gathered rows.
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [GERMAN * 3, "Le chat est sur la table et il dort depuis ce matin. " * 6,
+             "这是一个中文句子，用于测试语言检测器的准确性。" * 8] * 20
+    expected = [detect_language(t) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(detect_language, texts)) == expected
