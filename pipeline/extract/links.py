@@ -130,7 +130,6 @@ def _link_factory() -> Callable[[str, str, str | None, str, str, bool | None, bo
 _new_link = _link_factory()
 
 
-
 def _bind_compiled() -> object | None:
     """``_urls.make_links`` bound to ``Link``'s slots; None without the extension (or if
     ``Link`` stops being a slots class: the Python loop serves)."""
