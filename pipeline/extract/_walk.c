@@ -604,6 +604,40 @@ static int structural(measure_t *m, lxnode *n) {
     return 0;
 }
 
+/* The boilerplate class/id words (main_text.BOILERPLATE_PATTERNS, ASCII lowercase), by
+ * first letter. For ASCII names, "any word is a substring of the ASCII-lowercased names" is
+ * exactly what _classed_test's regex search of names.lower() answers, without a call into
+ * Python per classed element (that call was ~45% of the main-text walk). */
+#define MAX_PATTERNS 64
+static char *patterns[MAX_PATTERNS];
+static size_t pattern_len[MAX_PATTERNS];
+static Py_ssize_t pattern_count;
+
+static inline int is_ascii(const unsigned char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (s[i] >= 0x80) return 0;
+    return 1;
+}
+
+static inline unsigned char ascii_lower(unsigned char c) {
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+static int ascii_pattern_in(const unsigned char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char first = ascii_lower(s[i]);
+        for (Py_ssize_t k = 0; k < pattern_count; k++) {
+            const char *p = patterns[k];
+            size_t len = pattern_len[k];
+            if ((unsigned char)p[0] != first || len > n - i) continue;
+            size_t j = 1;
+            while (j < len && ascii_lower(s[i + j]) == (unsigned char)p[j]) j++;
+            if (j == len) return 1;
+        }
+    }
+    return 0;
+}
+
 /* main_text._classed_test: class and/or id present, the container's names searched. */
 static int classed(lxnode *n, buf_t *tmp) {
     if (!(tag_flags[tag_of(n)] & F_PATTERN)) return 0;
@@ -615,7 +649,9 @@ static int classed(lxnode *n, buf_t *tmp) {
         (iv && buf_put(tmp, iv->data, iv->length) < 0))
         return -1;
     lxstr names = {(unsigned char *)tmp->data, tmp->len};
-    return call_test(names_boilerplate_fn, &names);
+    if (pattern_count > 0 && is_ascii(names.data, names.length))
+        return names.length > 1 && ascii_pattern_in(names.data, names.length);
+    return call_test(names_boilerplate_fn, &names);  /* str.lower() is Unicode's: Python's */
 }
 
 static int measure_enter(walker *w, lxnode *n) {
@@ -1259,6 +1295,35 @@ done:
     return result;
 }
 
+
+/* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
+static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
+    if (!PyTuple_Check(arg) || PyTuple_GET_SIZE(arg) > MAX_PATTERNS)
+        return PyErr_Format(PyExc_ValueError, "a tuple of at most %d words", MAX_PATTERNS);
+    for (Py_ssize_t k = 0; k < pattern_count; k++) PyMem_Free(patterns[k]);
+    pattern_count = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(arg); k++) {
+        Py_ssize_t len;
+        const char *word = PyUnicode_Check(PyTuple_GET_ITEM(arg, k))
+                               ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(arg, k), &len) : NULL;
+        if (word == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "words must be str");
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < len; i++) {
+            if ((unsigned char)word[i] >= 0x80 || ascii_lower((unsigned char)word[i]) != (unsigned char)word[i])
+                return PyErr_Format(PyExc_ValueError, "words must be ASCII lowercase");
+        }
+        if (len == 0) return PyErr_Format(PyExc_ValueError, "an empty word matches everything");
+        char *copy = PyMem_Malloc((size_t)len);
+        if (copy == NULL) return PyErr_NoMemory();
+        memcpy(copy, word, (size_t)len);
+        patterns[pattern_count] = copy;
+        pattern_len[pattern_count++] = (size_t)len;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_configure_head(PyObject *self, PyObject *args) {
     PyObject *ids, *points;
     if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &ids, &PyTuple_Type, &points)) return NULL;
@@ -1363,6 +1428,8 @@ static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS,
      "configure(tag_flags, kinds, container_kinds, attr_ids, text_id, a_id, area_id, link_id, "
      "style_hidden, names_boilerplate, role_boilerplate): the ids Python learned."},
+    {"configure_patterns", py_configure_patterns, METH_O,
+     "configure_patterns(words): ASCII lowercase class/id words, searched in C for ASCII names"},
     {"configure_head", py_configure_head, METH_VARARGS,
      "configure_head((meta, base, title, html, head, body, svg, math), integration_point_ids)"},
     {"head", py_head, METH_VARARGS,

@@ -80,6 +80,8 @@ def _configure() -> None:
         lru_cache(maxsize=4096)(lambda value: len(value) > 1 and names(value.lower()) is not None),  # _classed_test
         lambda value: value.lower() in roles,
     )
+    # the class/id words, searched in C for ASCII names (others go to the regex above)
+    _walk.configure_patterns(tuple(mt.BOILERPLATE_PATTERNS))
     # metadata: the tags head() reads, and those tree.is_html_element looks for above a title
     ids = {name: tag_id for tag_id, name in tag_ids(
         ("meta", "base", "title", "html", "head", "body", "svg", "math", *_INTEGRATION_POINTS)).items()}

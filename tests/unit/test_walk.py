@@ -48,7 +48,11 @@ _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "
           "aria-hidden=true", "aria-hidden=TRUE", 'style="display : none"', "style='color:red'",
           "role=navigation", "role=Main", "itemprop=articleBody", "itemprop=articlebody",
           "href=/x", "href", 'href="http://e.example/?q=é"', "rel='NoFollow canonical'",
-          "alt=' a\tb '", "data-x=1", "CLASS=Sidebar"]
+          "alt=' a\tb '", "data-x=1", "CLASS=Sidebar",
+          # class/id words searched in C for ASCII names, by Python's regex for the others
+          # (str.lower() maps KELVIN SIGN to "k", so "coo\u212aie" names a cookie box)
+          'class="x-COMMENTS y"', "id=Social-Links", 'class="coo\u212aie"', 'class="nav\u0130"',
+          "id=a", 'class=""', "class=breadcrumbs", 'class="menü"', "id=NAVBAR", "class=ta"]
 _TEXTS = ["word ", "Longer sentence with words, and punctuation. ", "\u00a0", " \u3000 ", "\t\n",
           "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30,
           "\u1680y\u205f", "\u0085", "\u2028\u3001", "x\ue000\ue001 \ue003y"]
