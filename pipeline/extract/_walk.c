@@ -284,14 +284,16 @@ static int value_equals(const lxattr *a, const char *s) {
     return v != NULL && v->length == n && memcmp(v->data, s, n) == 0;
 }
 
+static inline unsigned char ascii_lower(unsigned char c) {
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
 static int value_equals_ascii_ci(const lxattr *a, const char *s) {
     const lxstr *v = attr_value(a);
     size_t n = strlen(s);
     if (v == NULL || v->length != n) return 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = v->data[i];
-        if (c >= 'A' && c <= 'Z') c += 32;
-        if (c != (unsigned char)s[i]) return 0;
+        if (ascii_lower(v->data[i]) != (unsigned char)s[i]) return 0;
     }
     return 1;
 }
@@ -617,10 +619,6 @@ static inline int is_ascii(const unsigned char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (s[i] >= 0x80) return 0;
     return 1;
-}
-
-static inline unsigned char ascii_lower(unsigned char c) {
-    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
 }
 
 static int ascii_pattern_in(const unsigned char *s, size_t n) {

@@ -67,9 +67,6 @@ def extract_links(
     resolve = Resolver(base_url, encoding)
     # internal flag by target host (the page's own host is internal when it has a domain)
     internal_of: dict[str | None, bool | None] = {page_host: page_domain is not None}
-    links: list[Link] = []
-    append = links.append
-    bad = 0
     truncated = max(0, total - max_links)
     kept = []
     for tag, href, rel, text in candidates:
@@ -92,6 +89,9 @@ def extract_links(
     if _compiled is not None:
         made, bad = _compiled.make_links(kept, targets)
         return made, bad, truncated
+    links: list[Link] = []
+    append = links.append
+    bad = 0
     for tag, href, rel, text, nofollow in kept:
         target, internal = targets[href]
         if target is None:

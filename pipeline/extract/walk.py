@@ -20,6 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 from pipeline.extract.links import LinkCandidate
 from pipeline.extract.main_text import Block
 from pipeline.extract.meta import HeadFacts
+from pipeline.extract.tree import _INTEGRATION_POINTS as tree_integration_points
 from pipeline.extract.tree import MAX_UNCLOSED_NESTING, NESTING_NAMES, tag_ids
 from pipeline.extract.tree import unclosed_nesting as tree_unclosed_nesting
 
@@ -91,7 +92,7 @@ def _configure() -> None:
 
 
 #: tree._INTEGRATION_POINTS by Lexbor's (case-insensitive) tag names.
-_INTEGRATION_POINTS = ("foreignobject", "desc", "title", "mi", "mo", "mn", "ms", "mtext")
+_INTEGRATION_POINTS = tuple(sorted({name.lower() for name in tree_integration_points}))
 
 
 def head(tree: LexborHTMLParser) -> HeadFacts:
