@@ -7,6 +7,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 /* The walk proper. The DFA is an Aho-Corasick automaton over byte n-grams: its state after
@@ -138,53 +139,206 @@ static PyObject *visit_counts(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* gathered(nextmove, row, output, text, depth, table: buffer of float32 rows of `width`,
- * width, rows_out: writable float32 buffer, counts_out: writable float32 buffer) -> int.
- * What _sparse_score builds from visit_counts' dict, without the dict: the features' counts
- * (as float32, first-seen order) in counts_out and their table rows, in the same order, in
- * rows_out (as table[idx] would, the rows prefetched ahead: they are scattered over a 57 MB
- * table and mostly not in cache). Returns the number of features; the buffers must hold one
- * per byte of text. */
-static PyObject *gathered(PyObject *self, PyObject *args) {
+/* ---- scoring -----------------------------------------------------------------------
+ * py3langid scores a sample as log1p(counts) @ table[features] + pc in float32 through
+ * numpy (a BLAS gemv whose summation order depends on the kernel the CPU gets), then a
+ * softmax at temperature sqrt(bytes). Here the same formula runs in float64, in one fixed
+ * order: for each feature in first-seen order, acc[j] += log1p(count) * table[f][j] (a
+ * multiply then an add, never fused: the same result on every machine), then + pc[j]. The
+ * table stays float16 (the model's own values; 28 MB instead of 57 MB as float32, so half
+ * the cache misses per row), each row converted exactly to float64 as it is read. */
+
+#define MAX_WIDTH 1024  /* classes; py3langid's model has 97 */
+
+static inline float half_to_float(uint16_t h) {  /* exact: every half is a float */
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (mant << 13);
+    } else if (exp != 0) {
+        bits = sign | ((exp + 112) << 23) | (mant << 13);
+    } else if (mant == 0) {
+        bits = sign;
+    } else {  /* subnormal half: normalise */
+        exp = 113;
+        while (!(mant & 0x400)) {
+            mant <<= 1;
+            exp--;
+        }
+        bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static void add_row_portable(double *acc, const uint16_t *row, Py_ssize_t width, double w) {
+    for (Py_ssize_t j = 0; j < width; j++) acc[j] += w * (double)half_to_float(row[j]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The same operations, the halves converted 8 at a time (F16C); per lane exactly the
+ * portable loop's multiply and add. */
+__attribute__((target("avx,f16c")))
+static void add_row_f16c(double *acc, const uint16_t *row, Py_ssize_t width, double w) {
+    Py_ssize_t j = 0;
+    const __m256d wv = _mm256_set1_pd(w);
+    for (; j + 8 <= width; j += 8) {
+        __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + j)));
+        __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(f));
+        __m256d hi = _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1));
+        _mm256_storeu_pd(acc + j, _mm256_add_pd(_mm256_loadu_pd(acc + j), _mm256_mul_pd(wv, lo)));
+        _mm256_storeu_pd(acc + j + 4, _mm256_add_pd(_mm256_loadu_pd(acc + j + 4), _mm256_mul_pd(wv, hi)));
+    }
+    for (; j < width; j++) acc[j] += w * (double)half_to_float(row[j]);
+}
+static int have_f16c(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+}
+#else
+static int have_f16c(void) { return 0; }
+#define add_row_f16c add_row_portable
+#endif
+
+static int use_f16c = -1;  /* set at import; settable for the tests */
+
+/* The normalised probabilities of the text (py3langid's _decide with norm_probs=True) into
+ * probs[width]; aliases: (first, duplicate) column pairs folded as py3langid folds them.
+ * Returns 0, or -1 with an exception set. */
+static int probabilities_of(PyObject *args, double *probs, Py_ssize_t *width_out) {
     Walked w = {0};
-    Py_buffer table = {0}, rows_out = {0}, counts_out = {0};
+    Py_buffer table = {0}, pc = {0};
     Py_ssize_t depth, width;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*nw*w*", &w.nm, &w.row, &w.out, &w.text, &depth,
-                          &table, &width, &rows_out, &counts_out))
-        return NULL;
-    PyObject *result = NULL;
+    PyObject *aliases;
+    int rc = -1;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*ny*O!", &w.nm, &w.row, &w.out, &w.text, &depth,
+                          &table, &width, &pc, &PyTuple_Type, &aliases))
+        return -1;
     Py_ssize_t seen = walk_and_tally(&w, depth);
     if (seen < 0) goto done;
-    Py_ssize_t n_table = width > 0 ? table.len / 4 / width : 0;
-    if (width <= 0 || rows_out.len < seen * width * 4 || counts_out.len < seen * 4) {
-        PyErr_SetString(PyExc_ValueError, "output buffers too small");
+    if (width <= 0 || width > MAX_WIDTH || table.itemsize != 2 || pc.itemsize != 4 ||
+        pc.len != width * 4 || table.len % (width * 2) != 0) {
+        PyErr_SetString(PyExc_ValueError, "table: float16 rows of width; pc: width float32");
         goto done;
     }
-    const float *src = table.buf;
-    float *dst = rows_out.buf, *cnt = counts_out.buf;
-    const Py_ssize_t ahead = 8;
-    for (Py_ssize_t k = 0; k < seen && k < ahead; k++) {
-        if (w.features[k] < n_table) __builtin_prefetch(src + (Py_ssize_t)w.features[k] * width);
-    }
-    for (Py_ssize_t k = 0; k < seen; k++) {
-        if (k + ahead < seen && w.features[k + ahead] < n_table) {
-            const char *p = (const char *)(src + (Py_ssize_t)w.features[k + ahead] * width);
-            for (Py_ssize_t b = 0; b < width * 4; b += 64) __builtin_prefetch(p + b);
+    Py_ssize_t n_table = table.len / 2 / width;
+    const uint16_t *src = table.buf;
+    const float *prior = pc.buf;
+    for (Py_ssize_t j = 0; j < width; j++) probs[j] = 0.0;
+    if (seen > 0) {
+        void (*add_row)(double *, const uint16_t *, Py_ssize_t, double) =
+            use_f16c ? add_row_f16c : add_row_portable;
+        const Py_ssize_t ahead = 8;  /* rows are scattered over the table: fetch ahead */
+        for (Py_ssize_t k = 0; k < seen; k++) {
+            if (w.features[k] >= n_table) {
+                PyErr_SetString(PyExc_ValueError, "a feature outside the table");
+                goto done;
+            }
         }
-        if (w.features[k] >= n_table) {
-            PyErr_SetString(PyExc_ValueError, "a feature outside the table");
+        for (Py_ssize_t k = 0; k < seen && k < ahead; k++) {
+            const char *p = (const char *)(src + (Py_ssize_t)w.features[k] * width);
+            for (Py_ssize_t b = 0; b < width * 2; b += 64) __builtin_prefetch(p + b);
+        }
+        for (Py_ssize_t k = 0; k < seen; k++) {
+            if (k + ahead < seen) {
+                const char *p = (const char *)(src + (Py_ssize_t)w.features[k + ahead] * width);
+                for (Py_ssize_t b = 0; b < width * 2; b += 64) __builtin_prefetch(p + b);
+            }
+            add_row(probs, src + (Py_ssize_t)w.features[k] * width, width, log1p((double)w.counts[k]));
+        }
+        for (Py_ssize_t j = 0; j < width; j++) probs[j] += (double)prior[j];
+    }  /* no features: py3langid scores 0.0 everywhere (uniform after the softmax) */
+    /* softmax at temperature sqrt(bytes), as py3langid's _decide */
+    double t = 1.0 / sqrt((double)(w.text.len ? w.text.len : 1)), top = -INFINITY, sum = 0.0;
+    for (Py_ssize_t j = 0; j < width; j++) {
+        probs[j] *= t;
+        if (probs[j] > top) top = probs[j];
+    }
+    for (Py_ssize_t j = 0; j < width; j++) {
+        probs[j] = exp(probs[j] - top);
+        sum += probs[j];
+    }
+    for (Py_ssize_t j = 0; j < width; j++) probs[j] /= sum;
+    for (Py_ssize_t a = 0; a < PyTuple_GET_SIZE(aliases); a++) {
+        Py_ssize_t first, dupe;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(aliases, a), "nn", &first, &dupe)) goto done;
+        if (first < 0 || dupe < 0 || first >= width || dupe >= width) {
+            PyErr_SetString(PyExc_ValueError, "an alias column outside the table");
             goto done;
         }
-        memcpy(dst + k * width, src + (Py_ssize_t)w.features[k] * width, sizeof(float) * width);
-        cnt[k] = (float)w.counts[k];
+        probs[first] += probs[dupe];
+        probs[dupe] = 0.0;
     }
-    result = PyLong_FromSsize_t(seen);
+    *width_out = width;
+    rc = 0;
 done:
     PyBuffer_Release(&table);
-    PyBuffer_Release(&rows_out);
-    PyBuffer_Release(&counts_out);
+    PyBuffer_Release(&pc);
     walked_release(&w);
-    return result;
+    return rc;
+}
+
+/* classify(nextmove, row, output, text, depth, table, width, pc, aliases) -> (index, p):
+ * the most probable class (the first of equals, as numpy's argmax) and its probability. */
+static PyObject *classify(PyObject *self, PyObject *args) {
+    double probs[MAX_WIDTH];
+    Py_ssize_t width;
+    if (probabilities_of(args, probs, &width) < 0) return NULL;
+    Py_ssize_t best = 0;
+    for (Py_ssize_t j = 1; j < width; j++) {
+        if (probs[j] > probs[best]) best = j;
+    }
+    return Py_BuildValue("(nd)", best, probs[best]);
+}
+
+/* probabilities(same arguments) -> list[float]: every class's probability. */
+static PyObject *probabilities(PyObject *self, PyObject *args) {
+    double probs[MAX_WIDTH];
+    Py_ssize_t width;
+    if (probabilities_of(args, probs, &width) < 0) return NULL;
+    PyObject *out = PyList_New(width);
+    for (Py_ssize_t j = 0; out != NULL && j < width; j++) {
+        PyObject *value = PyFloat_FromDouble(probs[j]);
+        if (value == NULL) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, j, value);
+    }
+    return out;
+}
+
+/* added(halves: buffer of float16, f16c: bool) -> list[float]: 0.0 + 1.0 * h for each half,
+ * through the chosen row path (how the tests compare the two conversions on every half). */
+static PyObject *added(PyObject *self, PyObject *args) {
+    Py_buffer halves;
+    int f16c;
+    if (!PyArg_ParseTuple(args, "y*p", &halves, &f16c)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = halves.len / 2;
+    double *acc = PyMem_Calloc(n ? (size_t)n : 1, sizeof(double));
+    if (acc == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    (f16c && have_f16c() ? add_row_f16c : add_row_portable)(acc, halves.buf, n, 1.0);
+    out = PyList_New(n);
+    for (Py_ssize_t j = 0; out != NULL && j < n; j++) {
+        PyObject *value = PyFloat_FromDouble(acc[j]);
+        if (value == NULL) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, j, value);
+    }
+done:
+    PyMem_Free(acc);
+    PyBuffer_Release(&halves);
+    return out;
+}
+
+/* set_f16c(on: bool) -> bool: choose the F16C row conversion (when the CPU has it) or the
+ * portable one (tests run both); returns whether F16C is now in use. */
+static PyObject *set_f16c(PyObject *self, PyObject *arg) {
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) return NULL;
+    use_f16c = on && have_f16c();
+    return PyBool_FromLong(use_f16c);
 }
 
 /* max_depth(nextmove, row) -> int: the largest distance of a state from the start state
@@ -240,8 +394,12 @@ done:
 static PyMethodDef methods[] = {
     {"visit_counts", visit_counts, METH_VARARGS,
      "visit_counts(nextmove, row, output, text, depth=-1) -> {feature: count} | None"},
-    {"gathered", gathered, METH_VARARGS,
-     "gathered(nextmove, row, output, text, depth, table, width, rows_out, counts_out) -> n"},
+    {"classify", classify, METH_VARARGS,
+     "classify(nextmove, row, output, text, depth, table, width, pc, aliases) -> (index, p)"},
+    {"probabilities", probabilities, METH_VARARGS,
+     "probabilities(nextmove, row, output, text, depth, table, width, pc, aliases) -> list"},
+    {"added", added, METH_VARARGS, "added(float16 buffer, f16c) -> [0.0 + 1.0 * h, ...]"},
+    {"set_f16c", set_f16c, METH_O, "set_f16c(on) -> whether F16C rows are used"},
     {"max_depth", max_depth, METH_VARARGS, "max_depth(nextmove, row) -> int"},
     {NULL, NULL, 0, NULL},
 };
@@ -250,4 +408,7 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_dfa", "py3langid's byte DFA walk, compiled.", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__dfa(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__dfa(void) {
+    use_f16c = have_f16c();
+    return PyModule_Create(&module);
+}

@@ -17,7 +17,6 @@ import hashlib
 import lzma
 import os
 import shutil
-import threading
 from array import array
 from functools import lru_cache
 from pathlib import Path
@@ -61,28 +60,21 @@ _MAPPED = frozenset({"ptc", "nextmove"})
 
 def _decompressed_model(model_file: Path) -> Path | None:
     """py3langid's model (an LZMA-compressed npz) unpacked once into :func:`cache_dir`, one
-    ``.npy`` file per array (the table as float32), named by the model's content hash (so
-    every checkout and venv shares one copy). The LZMA costs ~0.45 s in every process and
-    copying the 68 MB table out of an npz ~0.2 s; a ``.npy`` is memory-mapped instead: no
-    copy, and the page cache shares it between workers. None when the cache cannot be
-    written."""
+    ``.npy`` file per array, named by the model's content hash (so every checkout and venv
+    shares one copy). The LZMA costs ~0.45 s in every process and copying the table out of
+    an npz ~0.1 s; a ``.npy`` is memory-mapped instead: no copy, and the page cache shares
+    it between workers. None when the cache cannot be written."""
     import numpy as np
 
     try:
         digest = hashlib.blake2b(model_file.read_bytes(), digest_size=12).hexdigest()
-        target = cache_dir() / f"py3langid-{digest}-f32"
+        target = cache_dir() / f"py3langid-{digest}"
         if not (target / "done").exists():
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             tmp.mkdir(parents=True, exist_ok=True)
             with lzma.open(model_file) as src, np.load(src, allow_pickle=False) as data:
                 for name in _MODEL_ARRAYS:
-                    array_ = data[name]
-                    if name == "ptc":
-                        # float16 in the model; float32 here, exactly the same values: the
-                        # scoring product then runs without converting the gathered rows
-                        # (0.12 -> 0.04 ms a page, the same scores)
-                        array_ = array_.astype(np.float32)
-                    np.save(tmp / f"{name}.npy", array_, allow_pickle=False)
+                    np.save(tmp / f"{name}.npy", data[name], allow_pickle=False)
             (tmp / "done").touch()
             try:
                 os.replace(tmp, target)  # atomic: concurrent workers never read half a model
@@ -144,47 +136,35 @@ def _identifier() -> Any:
     import numpy as np
 
     class CompiledWalk(LanguageIdentifier):
-        """py3langid with its byte DFA walk and the gathering of the table rows in C
-        (``_dfa.c``): the same features in the same order, the same product, so the same
-        scores (tests/unit/test_extract_lang.py)."""
+        """py3langid with its byte DFA walk and its scoring in C (``_dfa.c``): the same
+        features in the same order, the same formula in float64 over the model's float16
+        table (tests/unit/test_extract_lang.py)."""
 
-        __slots__ = ("_output", "_depth", "_local")
+        __slots__ = ("_output", "_depth", "_aliases", "_pc32")
 
         def __init__(self, *args: Any, depth: int, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._output = array("i", self.tk_output)
             self._depth = depth
-            # gathering buffers per thread: numpy's product runs without the GIL
-            self._local = threading.local()
+            self._aliases = tuple(self._alias_pairs)
+            self._pc32 = np.ascontiguousarray(self.nb_pc, dtype=np.float32)
 
-        def _buffers(self, size: int) -> tuple[Any, Any]:
-            """This thread's (rows, counts) buffers, room for ``size`` features."""
-            local = self._local
-            counts = getattr(local, "counts", None)
-            if counts is None or len(counts) < size:
-                size = max(size, 2 * MAX_CHARS * 4)
-                width = self.nb_ptc.shape[1]
-                # 64-byte aligned whatever the allocator gives: the product's SIMD path
-                # (and so its rounding) must not vary from one process to the next
-                raw = np.empty(size * width + 16, dtype=np.float32)
-                start = (-raw.ctypes.data % 64) // 4
-                local.rows = raw[start : start + size * width].reshape(size, width)
-                local.counts = np.empty(size, dtype=np.float32)
-            return local.rows, local.counts
+        def _args(self, text: bytes) -> tuple[Any, ...]:
+            return (self.tk_nextmove, self.tk_row, self._output, text, self._depth, self.nb_ptc,
+                    self.nb_ptc.shape[1], self._pc32, self._aliases)
 
-        def _raw_score(self, text: bytes) -> Any:
-            rows, counts = self._buffers(len(text))  # at most one feature per byte
-            n = _dfa.gathered(self.tk_nextmove, self.tk_row, self._output, text, self._depth,
-                              self.nb_ptc, self.nb_ptc.shape[1], rows, counts)
-            if n:  # py3langid's _sparse_score on the gathered rows
-                return np.log1p(counts[:n]) @ rows[:n] + self.nb_pc
-            return super()._raw_score(text)  # no features: py3langid's own fill
+        def _decide(self, text: str | bytes) -> Any:
+            return np.array(_dfa.probabilities(*self._args(self._encode(text))))
+
+        def classify(self, text: str | bytes) -> tuple[str, float]:
+            index, probability = _dfa.classify(*self._args(self._encode(text)))
+            return self.nb_classes[index], probability
 
     path = Path(MODEL_FILE)
     (ptc, pc, classes, nextmove, row, output), depth = _load_model(
         path if path.is_absolute() else MODEL_DIR / path)
-    # as LanguageIdentifier.from_model_file builds it
-    return CompiledWalk(np.ascontiguousarray(ptc, dtype=np.float32), np.asarray(pc), classes,
+    # as LanguageIdentifier.from_model_file builds it; the table stays the model's float16
+    return CompiledWalk(np.ascontiguousarray(ptc, dtype=np.float16), np.asarray(pc), classes,
                         nextmove, output, norm_probs=True, tk_row=row, depth=depth)
 
 
