@@ -236,11 +236,184 @@ static PyObject *make_links(PyObject *self, PyObject *args) {
     return Py_BuildValue("(Nn)", links, bad);
 }
 
+/* ---- a document's links, in one call ------------------------------------------------
+ * pipeline.extract.links.extract_links' loop (its Python branch is the reference): which
+ * candidates are kept (a link element only with a canonical/alternate/next/prev rel
+ * keyword), nofollow, each distinct href resolved once (and re-encoded in the document's
+ * encoding through a Python callback where that can change it), its host's internal flag
+ * (cached per host in a dict the caller seeds; the callback decides a new host), and the
+ * Link objects. */
+
+enum { REL_NOFOLLOW = 1, REL_KEPT_LINK = 2 };
+
+static inline unsigned char lower_ascii(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+static int keyword_is(const unsigned char *k, size_t n, const char *word) {
+    size_t len = strlen(word);
+    if (n != len) return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (lower_ascii(k[i]) != (unsigned char)word[i]) return 0;
+    }
+    return 1;
+}
+
+/* The rel keywords that matter: split on ASCII whitespace, compared ASCII
+ * case-insensitively (tree.rel_keywords; a keyword with a non-ASCII byte matches none). */
+static int rel_flags(PyObject *rel) {
+    if (rel == Py_None) return 0;
+    Py_ssize_t n;
+    const unsigned char *s = (const unsigned char *)PyUnicode_AsUTF8AndSize(rel, &n);
+    if (s == NULL) {  /* a lone surrogate: a non-ASCII keyword, which matches nothing */
+        PyErr_Clear();
+        return 0;
+    }
+    int flags = 0;
+    Py_ssize_t i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r')) i++;
+        Py_ssize_t start = i;
+        while (i < n && !(s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r')) i++;
+        const unsigned char *k = s + start;
+        size_t len = (size_t)(i - start);
+        if (keyword_is(k, len, "nofollow")) flags |= REL_NOFOLLOW;
+        else if (keyword_is(k, len, "canonical") || keyword_is(k, len, "alternate") ||
+                 keyword_is(k, len, "next") || keyword_is(k, len, "prev"))
+            flags |= REL_KEPT_LINK;
+    }
+    return flags;
+}
+
+/* The resolved URL of href (a new reference; None when it does not parse), as
+ * Resolver.many gives it. */
+static PyObject *resolve_one(PyObject *href, const char *base, Py_ssize_t base_len,
+                             PyObject *reencode, int reencode_all) {
+    Py_ssize_t len;
+    const char *data = PyUnicode_AsUTF8AndSize(href, &len);
+    if (data == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
+        PyErr_Clear();  /* a lone surrogate: not a scalar value string */
+        Py_RETURN_NONE;
+    }
+    ada_url url = base ? ada_parse_with_base(data, (size_t)len, base, (size_t)base_len)
+                       : ada_parse(data, (size_t)len);
+    PyObject *result;
+    if (ada_is_valid(url)) {
+        ada_string out = ada_get_href(url);
+        result = PyUnicode_DecodeUTF8(out.data, (Py_ssize_t)out.length, "strict");
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+    ada_free(url);
+    if (result != NULL && result != Py_None && reencode != Py_None &&
+        (reencode_all || !PyUnicode_IS_ASCII(href))) {
+        Py_SETREF(result, PyObject_CallFunctionObjArgs(reencode, href, result, NULL));
+    }
+    return result;
+}
+
+/* links(candidates, base, has_domain, internal_of, internal_fn, reencode, reencode_all)
+ *   -> (tuple of Link, bad)
+ * candidates: [(tag, href, rel, text)] as walk.links gives them; base: the base URL as
+ * UTF-8 bytes or None; has_domain: whether the page has a registered domain (else every
+ * internal flag is None); internal_of: {host: internal} (read and filled); internal_fn:
+ * host -> internal for a host not in it; reencode: (href, url) -> url in the document's
+ * encoding, called for non-ASCII hrefs (every href when reencode_all), or None. */
+static PyObject *links(PyObject *self, PyObject *args) {
+    PyObject *candidates, *base_obj, *internal_of, *internal_fn, *reencode;
+    int has_domain, reencode_all;
+    if (!PyArg_ParseTuple(args, "O!OpO!OOp", &PyList_Type, &candidates, &base_obj, &has_domain,
+                          &PyDict_Type, &internal_of, &internal_fn, &reencode, &reencode_all))
+        return NULL;
+    if (ada_parse == NULL) return PyErr_Format(PyExc_RuntimeError, "bind() first");
+    if (link_type == NULL) return PyErr_Format(PyExc_RuntimeError, "bind_links() first");
+    const char *base = NULL;
+    Py_ssize_t base_len = 0;
+    if (base_obj != Py_None && PyBytes_AsStringAndSize(base_obj, (char **)&base, &base_len) < 0)
+        return NULL;
+    PyObject *targets = PyDict_New(), *out = PyList_New(0);  /* href -> (url, internal) */
+    Py_ssize_t bad = 0;
+    if (targets == NULL || out == NULL) goto fail;
+    Py_ssize_t n = PyList_GET_SIZE(candidates);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *c = PyList_GET_ITEM(candidates, i);
+        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 4 || !PyUnicode_Check(PyTuple_GET_ITEM(c, 0)) ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(c, 1))) {
+            PyErr_SetString(PyExc_TypeError, "candidates are (tag: str, href: str, rel, text)");
+            goto fail;
+        }
+        PyObject *tag = PyTuple_GET_ITEM(c, 0), *href = PyTuple_GET_ITEM(c, 1);
+        PyObject *rel = PyTuple_GET_ITEM(c, 2);
+        int flags = rel_flags(rel);
+        if (PyUnicode_CompareWithASCIIString(tag, "link") == 0 && !(flags & REL_KEPT_LINK)) continue;
+        PyObject *target = PyDict_GetItemWithError(targets, href);  /* borrowed */
+        if (target == NULL) {
+            if (PyErr_Occurred()) goto fail;
+            PyObject *url = resolve_one(href, base, base_len, reencode, reencode_all);
+            if (url == NULL) goto fail;
+            PyObject *internal = Py_None;  /* borrowed from internal_of, or None */
+            PyObject *fresh = NULL;
+            if (url != Py_None && has_domain) {
+                PyObject *host = host_of(url);
+                if (host == NULL) {
+                    Py_DECREF(url);
+                    goto fail;
+                }
+                internal = PyDict_GetItemWithError(internal_of, host);
+                if (internal == NULL && !PyErr_Occurred()) {
+                    fresh = PyObject_CallOneArg(internal_fn, host);
+                    if (fresh != NULL && PyDict_SetItem(internal_of, host, fresh) < 0) Py_CLEAR(fresh);
+                    internal = fresh;
+                }
+                Py_DECREF(host);
+                if (internal == NULL) {
+                    Py_DECREF(url);
+                    goto fail;
+                }
+            }
+            target = PyTuple_Pack(2, url, internal);
+            Py_DECREF(url);
+            Py_XDECREF(fresh);
+            if (target == NULL) goto fail;
+            int rc = PyDict_SetItem(targets, href, target);
+            Py_DECREF(target);  /* the dict holds it */
+            if (rc < 0) goto fail;
+        }
+        PyObject *url = PyTuple_GET_ITEM(target, 0);
+        if (url == Py_None) {
+            bad++;
+            continue;
+        }
+        PyObject *link = link_type->tp_alloc(link_type, 0);
+        if (link == NULL) goto fail;
+        PyObject *values[LINK_FIELDS] = {url, PyTuple_GET_ITEM(c, 3), rel, tag, href_name,
+                                         PyTuple_GET_ITEM(target, 1),
+                                         (flags & REL_NOFOLLOW) ? Py_True : Py_False};
+        for (int k = 0; k < LINK_FIELDS; k++)
+            *(PyObject **)((char *)link + link_offsets[k]) = Py_NewRef(values[k]);
+        int rc = PyList_Append(out, link);
+        Py_DECREF(link);
+        if (rc < 0) goto fail;
+    }
+    Py_DECREF(targets);
+    PyObject *made = PyList_AsTuple(out);
+    Py_DECREF(out);
+    if (made == NULL) return NULL;
+    return Py_BuildValue("(Nn)", made, bad);
+fail:
+    Py_XDECREF(targets);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, "bind(path of ada-url's extension module)"},
     {"hrefs", hrefs, METH_VARARGS, "hrefs(list[str], base: bytes | None) -> list[str | None]"},
     {"hosts", hosts, METH_O, "hosts(list[str | None]) -> list[str | None]: url_host of each"},
     {"bind_links", bind_links, METH_VARARGS, "bind_links(Link, field names)"},
+    {"links", links, METH_VARARGS,
+     "links(candidates, base, has_domain, internal_of, internal_fn, reencode, reencode_all) -> (links, bad)"},
     {"make_links", make_links, METH_VARARGS,
      "make_links([(tag, href, rel, text, nofollow)], {href: (url, internal)}) -> (links, bad)"},
     {NULL, NULL, 0, NULL},

@@ -68,6 +68,15 @@ def extract_links(
     # internal flag by target host (the page's own host is internal when it has a domain)
     internal_of: dict[str | None, bool | None] = {page_host: page_domain is not None}
     truncated = max(0, total - max_links)
+    args = resolve.compiled_args() if _compiled is not None else None
+    if args is not None:  # the loop below in one C call (tests compare the two)
+        def internal(host: str | None) -> bool | None:
+            domain = registered_domain(host)
+            return None if domain is None else domain == page_domain
+
+        made, bad = _compiled.links(candidates, args[0], page_domain is not None, internal_of,
+                                    internal, args[1], args[2])
+        return made, bad, truncated
     kept = []
     for tag, href, rel, text in candidates:
         keywords = rel_keywords(rel) if rel else ()
@@ -86,7 +95,7 @@ def extract_links(
                 domain = registered_domain(host)
                 internal = internal_of[host] = None if domain is None else domain == page_domain
         targets[href] = (target, internal)
-    if _compiled is not None:
+    if _compiled is not None:  # (when ada's batch parser is not bound)
         made, bad = _compiled.make_links(kept, targets)
         return made, bad, truncated
     links: list[Link] = []

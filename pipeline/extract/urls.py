@@ -13,6 +13,8 @@ characters in its query, the query ada produced is replaced by the one encoded h
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ada_url import URL
 
 try:  # ada-url's cffi binding: one parse gives href and hostname, 2x faster than join_url
@@ -166,6 +168,20 @@ class Resolver:
             url = _document_encoded(href, (url, ""), self._encoding)[0]
         cache[href] = url
         return url
+
+    def compiled_args(self) -> tuple[bytes | None, Callable[[str, str], str] | None, bool] | None:
+        """What ``_urls.links`` needs to resolve as :meth:`many` does: (base as UTF-8,
+        the re-encoding of a resolved URL's query in the document's encoding or None when
+        queries stay UTF-8, whether every href needs it rather than only non-ASCII ones);
+        None without the batch parser."""
+        if _batch is None:
+            return None
+        encoding = self._encoding
+        if encoding in UTF8_OUTPUT:
+            return self._base_data, None, False
+        # ASCII encodes to itself in every encoding but ISO-2022-JP (_document_encoded)
+        return (self._base_data, lambda href, url: _document_encoded(href, (url, ""), encoding)[0],
+                encoding == "ISO-2022-JP")
 
     def many(self, hrefs: list[str]) -> list[str | None]:
         """``[self(href) for href in hrefs]``, the uncached ones parsed in one C call."""

@@ -97,3 +97,67 @@ def test_links_made_in_c_equal_the_python_loop(base: str, monkeypatch: pytest.Mo
     assert len({hash(link) for link in fast.links}) > 1
     monkeypatch.setattr(links, "_compiled", None)
     assert extract(html, base, "windows-1252") == fast
+
+
+_RELS = [None, "", "nofollow", "NoFollow noopener", " canonical ", "CANONICAL\tx", "next", "Prev",
+         "alternate", "icon", "nofollow\x0cnext", "no follow", "nofollowx", "nofollow\u00a0", "ﬁ", "\ud800"]
+_TAGS = ["a", "a", "area", "link"]
+_HREF_POOL = [*HREFS, "/é?q=†", "?q=é", "/x?\u00e9#\u00e9", "ŝ", "\ud800/x", "http://a.example/?q=日本",
+              "https://other.example/", "http://sub.news.example.co.uk/", "http://192.168.0.1/",
+              "https://[::1]/", "http://co.uk/", "/ESC\x1b?q=\x1b"]
+
+
+def _python_links(candidates, base, page_url, encoding, monkeypatch):  # type: ignore[no-untyped-def]
+    from pipeline.extract import links
+
+    with monkeypatch.context() as patch:
+        patch.setattr(links, "_compiled", None)
+        return links.extract_links(candidates, len(candidates) + 3, base, page_url, encoding, 10_000)
+
+
+@given(st.lists(st.tuples(st.sampled_from(_TAGS), st.sampled_from(_HREF_POOL), st.sampled_from(_RELS),
+                          st.sampled_from(["", "t", "two words"])), max_size=30),
+       st.sampled_from([*BASES, None]), st.sampled_from([None, "https://www.news.example.co.uk/p", "mailto:x@y"]),
+       st.sampled_from(["UTF-8", "windows-1252", "EUC-KR", "ISO-2022-JP", "UTF-16LE", "gb18030"]))
+@settings(max_examples=1500, deadline=None)
+def test_links_in_one_c_call_equal_the_python_loop(candidates, base, page_url, encoding) -> None:  # type: ignore[no-untyped-def]
+    # _urls.links (filter by rel, resolve each distinct href once, re-encode the query in
+    # the document's encoding, internal flag per host, the Link objects) against the
+    # Python loop it replaces, on random candidates (the Python path swapped in by hand:
+    # hypothesis does not reset function-scoped fixtures between examples).
+    from pipeline.extract import links
+    from pipeline.extract.urls import Resolver
+
+    assert links._compiled is not None, "pipeline.extract._urls is not built"
+    assert Resolver(base, encoding).compiled_args() is not None, "ada's batch parser is not bound"
+    fast = links.extract_links(candidates, len(candidates) + 3, base, page_url, encoding, 10_000)
+    saved = links._compiled
+    links._compiled = None
+    try:
+        slow = links.extract_links(candidates, len(candidates) + 3, base, page_url, encoding, 10_000)
+    finally:
+        links._compiled = saved
+    assert fast == slow
+
+
+def test_links_in_one_c_call_on_the_article_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from bench.extract_bench import CORPUS, load_corpus
+    from pipeline.extract import walk
+    from pipeline.extract.tree import parse_document
+
+    if not Path(CORPUS).exists():
+        pytest.skip("../shared/corpus is not here")
+    pages = load_corpus()
+    assert len(pages) == 181
+    total = 0
+    for _, url, html, _ in pages:
+        _, count, candidates = walk.links(parse_document(html), 10_000)
+        for encoding in ("UTF-8", "windows-1252"):
+            from pipeline.extract import links
+
+            fast = links.extract_links(candidates, count, url, url, encoding)
+            assert fast == _python_links(candidates, url, url, encoding, monkeypatch), url
+            total += len(fast[0])
+    assert total > 20_000
