@@ -621,13 +621,17 @@ static inline int is_ascii(const unsigned char *s, size_t n) {
     return 1;
 }
 
+/* The words sorted by first letter: those starting with byte c are
+ * patterns[first_from[c] .. first_to[c]) (set by configure_patterns). */
+static unsigned char first_from[256], first_to[256];
+
 static int ascii_pattern_in(const unsigned char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         unsigned char first = ascii_lower(s[i]);
-        for (Py_ssize_t k = 0; k < pattern_count; k++) {
+        for (unsigned k = first_from[first]; k < first_to[first]; k++) {
             const char *p = patterns[k];
             size_t len = pattern_len[k];
-            if ((unsigned char)p[0] != first || len > n - i) continue;
+            if (len > n - i) continue;
             size_t j = 1;
             while (j < len && ascii_lower(s[i + j]) == (unsigned char)p[j]) j++;
             if (j == len) return 1;
@@ -868,6 +872,22 @@ done:
     return result;
 }
 
+/* Whether s[0..n) holds `word` (ASCII lowercase letters and spaces) in any ASCII case. */
+static int ci_contains(const char *s, size_t n, const char *word) {
+    size_t len = strlen(word);
+    if (n < len) return 0;
+    const char *end = s + n - len + 1;  /* a match starts before this */
+    for (int upper = 0; upper < 2; upper++) {
+        char first = upper ? (char)(word[0] - 32) : word[0];
+        for (const char *p = s; p < end && (p = memchr(p, first, (size_t)(end - p))) != NULL; p++) {
+            size_t j = 1;
+            while (j < len && ascii_lower((unsigned char)p[j]) == (unsigned char)word[j]) j++;
+            if (j == len) return 1;
+        }
+    }
+    return 0;
+}
+
 /* ---- ExtractContent blocks ------------------------------------------------------ */
 
 /* The marker code points (U+E000..U+E003) are three UTF-8 bytes EE 80 8x. */
@@ -1102,19 +1122,10 @@ static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *
         line_start = end + 3;
     }
 built:;
-    /* "ht" in any case (main_text._has_ht): memchr for the h/H, then the next byte. */
-    int has_ht = 0;
-    for (const char *h = "hH"; *h && !has_ht; h++) {
-        const char *p = a->data, *end = a->data + a->len;
-        while (p != NULL && p < end - 1 && !has_ht) {
-            p = memchr(p, *h, (size_t)(end - 1 - p));
-            if (p == NULL) break;
-            has_ht = p[1] == 't' || p[1] == 'T';
-            p++;
-        }
-    }
+    /* "copyr" or "all r" in any ASCII case (main_text._maybe_waste) */
+    int maybe_waste = ci_contains(a->data, a->len, "copyr") || ci_contains(a->data, a->len, "all r");
     return Py_BuildValue("(nny#Nny#)", (Py_ssize_t)chars, (Py_ssize_t)utf8_chars(a->data, a->len),
-                         a->data ? a->data : "", (Py_ssize_t)a->len, PyBool_FromLong(has_ht),
+                         a->data ? a->data : "", (Py_ssize_t)a->len, PyBool_FromLong(maybe_waste),
                          (Py_ssize_t)links, b->data ? b->data : "", (Py_ssize_t)b->len);
 }
 
@@ -1319,6 +1330,22 @@ static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
         patterns[pattern_count] = copy;
         pattern_len[pattern_count++] = (size_t)len;
     }
+    /* sort by first letter (insertion sort: a few dozen words), then index the runs */
+    for (Py_ssize_t k = 1; k < pattern_count; k++) {
+        char *word = patterns[k];
+        size_t len = pattern_len[k];
+        Py_ssize_t j = k;
+        for (; j > 0 && (unsigned char)patterns[j - 1][0] > (unsigned char)word[0]; j--) {
+            patterns[j] = patterns[j - 1];
+            pattern_len[j] = pattern_len[j - 1];
+        }
+        patterns[j] = word;
+        pattern_len[j] = len;
+    }
+    memset(first_from, 0, sizeof first_from);
+    memset(first_to, 0, sizeof first_to);
+    for (Py_ssize_t k = pattern_count - 1; k >= 0; k--) first_from[(unsigned char)patterns[k][0]] = (unsigned char)k;
+    for (Py_ssize_t k = 0; k < pattern_count; k++) first_to[(unsigned char)patterns[k][0]] = (unsigned char)(k + 1);
     Py_RETURN_NONE;
 }
 
@@ -1439,7 +1466,7 @@ static PyMethodDef methods[] = {
      "max_share, article_min_share, prefix_chars) -> (blocks of the scope, visible text "
      "length, its first prefix_chars characters, in_container)"},
     {"blocks", py_blocks, METH_VARARGS,
-     "blocks(marked) -> [(length, outside length, outside text, 'ht' in it, links, lines)]"},
+     "blocks(marked) -> [(length, outside length, outside text, may hold waste, links, lines)]"},
     {"nesting", py_nesting, METH_VARARGS,
      "nesting(data, names, limit) -> sum of data.count(b'<' + name) - data.count(b'</' + name), "
      "0 when data.count(b'<') <= limit"},

@@ -271,31 +271,34 @@ def _clean(block: str) -> str:
 
 def _waste_counter(expression: str) -> Callable[[bytes, bool], int]:
     """Count waste-expression matches in a block's UTF-8 text; for the default expression,
-    the block's "ht" flag first skips the decode and the regex on text without any."""
+    the block's "maybe waste" flag first skips the decode and the regex on text that cannot
+    match."""
     pattern = _compiled(expression)
     if expression != DEFAULT_WASTE_EXPRESSIONS:
-        return lambda text, has_ht: len(pattern.findall(text.decode()))
+        return lambda text, maybe_waste: len(pattern.findall(text.decode()))
 
-    def count(text: bytes, has_ht: bool) -> int:
-        # Both phrases hold "ht", and under IGNORECASE only h/H match "h" and t/T match
-        # "t" (checked over every code point in the tests): no "ht" in any case, no match.
+    def count(text: bytes, maybe_waste: bool) -> int:
+        # A match holds "copyr" or "all r" in some ASCII case: under the regex's IGNORECASE
+        # only the two ASCII cases of c, o, p, y, r, a and l match those letters (checked
+        # over every code point in the tests; it is i and s that have other forms, İ ı ſ).
         # (A casefold() test is not exact: the regex matches "COPYRİGHT", casefold gives
         # "copyri̇ght"; and it cost 0.8 ms on 40 KB of Cyrillic.)
-        return len(pattern.findall(text.decode())) if has_ht else 0
+        return len(pattern.findall(text.decode())) if maybe_waste else 0
 
     return count
 
 
 #: A block ready for scoring: (length with markers, length of the text outside links,
-#: that text with whitespace collapsed, whether that text holds "ht" in any case, number
-#: of links, cleaned lines) — both texts as UTF-8 bytes, decoded only for the blocks that
-#: need them (scored closely, or kept). The "ht" flag rules out the default waste
-#: expressions without a regex (both phrases hold "ht").
+#: that text with whitespace collapsed, whether that text may hold a default waste
+#: expression, number of links, cleaned lines) — both texts as UTF-8 bytes, decoded only
+#: for the blocks that need them (scored closely, or kept). The flag ("copyr" or "all r"
+#: in any ASCII case) rules out the default waste expressions without a regex.
 Block = tuple[int, int, bytes, bool, int, bytes]
 
 
-def _has_ht(text: bytes) -> bool:
-    return b"ht" in text or b"Ht" in text or b"hT" in text or b"HT" in text
+def _maybe_waste(text: bytes) -> bool:
+    low = text.lower()  # (bytes.lower() is ASCII's)
+    return b"copyr" in low or b"all r" in low
 
 
 def prepare_blocks(marked: str) -> list[Block]:
@@ -309,7 +312,7 @@ def prepare_blocks(marked: str) -> list[Block]:
         # (str.translate with a dict costs 20x more than these replaces)
         notlinked = " ".join(notlinked.replace(_LINE, " ").replace(_LINK_CLOSE, " ").split())
         data = notlinked.encode()
-        out.append((len(block), len(notlinked), data, _has_ht(data), links, _clean(block).encode()))
+        out.append((len(block), len(notlinked), data, _maybe_waste(data), links, _clean(block).encode()))
     return out
 
 
@@ -327,14 +330,14 @@ def score_blocks(blocks: list[Block], options: ExtractOptions) -> list[str]:
     body: list[bytes] = []
     score = 0.0
     clusters: list[tuple[list[bytes], float]] = []
-    for marked_length, length, notlinked, has_ht, links, cleaned in blocks:
+    for marked_length, length, notlinked, maybe_waste, links, cleaned in blocks:
         if body:
             continuous /= options.continuous_factor
         if marked_length < options.min_length:  # the non-link text can only be shorter
             continue
         if length < LINK_TEXT_PER_LINK * links or length < options.min_length:
             continue
-        penalty = WASTE_PENALTY ** waste(notlinked, has_ht)
+        penalty = WASTE_PENALTY ** waste(notlinked, maybe_waste)
         if lazy and length * factor * penalty > options.threshold:
             c = length * factor * penalty  # a lower bound that already passes
         else:

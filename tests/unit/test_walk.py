@@ -125,7 +125,9 @@ _MARKED_PIECES = ["\ue000", "\ue001", "\ue002", "\ue003", " ", "\u00a0", "\t\n",
                   # runs longer than the 16-byte windows the cutter skips at once
                   "abcdefghijklmnopqrstuvwxyz0123456789", "日本語の長い文章を書きます", "ÉéÈèÀàÇç" * 3,
                   # single spaces kept inside a run, at every offset of a 16-byte window
-                  "the quick brown fox jumps over a lazy dog", "a b", " x", "y ", "a  b", "é ü"]
+                  "the quick brown fox jumps over a lazy dog", "a b", " x", "y ", "a  b", "é ü",
+                  # the waste prefilter's words, whole and cut, in mixed cases
+                  "Copyright", "cOPYr", "copy", "r", "All Rights", "ALL R", "all", "aLl r", "C", "a"]
 
 
 @settings(max_examples=500, deadline=None)
