@@ -137,7 +137,6 @@ static PyObject *encode(PyObject *self, PyObject *arg) {
         ours = sample_size >= 0 && sample_size - sample <= sample / 8;
         if (sample_size < 0) Py_RETURN_NONE;  /* a lone surrogate */
     }
-    if (ours && (size = ucs2_size(u, n)) < 0) Py_RETURN_NONE;
     if (!ours) {
         PyObject *result = PyUnicode_AsEncodedString(arg, "utf-8", "strict");
         if (result == NULL && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
@@ -146,9 +145,14 @@ static PyObject *encode(PyObject *self, PyObject *arg) {
         }
         return result;
     }
-    PyObject *result = PyBytes_FromStringAndSize(NULL, size);
+    /* One pass into room for the worst case (3 bytes a unit), shrunk at the end (a
+     * separate sizing pass read the whole text twice; the untouched tail of the
+     * allocation costs no page faults, and shrinking a large block does not copy it). */
+    if (n > PY_SSIZE_T_MAX / 3) return PyErr_NoMemory();
+    PyObject *result = PyBytes_FromStringAndSize(NULL, 3 * n);
     if (result == NULL) return NULL;
-    char *out = PyBytes_AS_STRING(result);
+    char *const start = PyBytes_AS_STRING(result);
+    char *out = start;
     Py_ssize_t i = 0;
 #ifdef __SSE2__
     const __m128i high = _mm_set1_epi16((short)0xFF80), zero = _mm_setzero_si128();
@@ -157,17 +161,24 @@ static PyObject *encode(PyObject *self, PyObject *arg) {
         if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(v, high), zero)) == 0xFFFF) {
             _mm_storel_epi64((__m128i *)out, _mm_packus_epi16(v, v));  /* 8 ASCII units */
             out += 8;
-        } else {
-            for (int k = 0; k < 8; k++) out = put_unit(out, u[i + k]);
+            continue;
+        }
+        for (int k = 0; k < 8; k++) {
+            if ((u[i + k] & 0xF800) == 0xD800) goto surrogate;
+            out = put_unit(out, u[i + k]);
         }
     }
 #endif
-    for (; i < n; i++) out = put_unit(out, u[i]);
-    if (out != PyBytes_AS_STRING(result) + size) {  /* cannot happen: the sizes agree */
-        Py_DECREF(result);
-        return PyErr_Format(PyExc_SystemError, "utf-8 size mismatch");
+    for (; i < n; i++) {
+        if ((u[i] & 0xF800) == 0xD800) goto surrogate;
+        out = put_unit(out, u[i]);
     }
+    size = out - start;
+    if (_PyBytes_Resize(&result, size) < 0) return NULL;
     return result;
+surrogate:  /* a lone surrogate: not UTF-8 encodable */
+    Py_DECREF(result);
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
