@@ -288,6 +288,11 @@ static inline unsigned char ascii_lower(unsigned char c) {
     return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
 }
 
+/* ASCII whitespace (Infra): TAB, LF, FF, CR, SPACE */
+static inline int is_ascii_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
 static int value_equals_ascii_ci(const lxattr *a, const char *s) {
     const lxstr *v = attr_value(a);
     size_t n = strlen(s);
@@ -440,6 +445,14 @@ static int sizes_push(sizes_t *v, size_t x) {
 
 /* ---- links ------------------------------------------------------------------- */
 
+static int append_new(PyObject *list, PyObject *item) {
+    if (item == NULL) return -1;
+    int rc = PyList_Append(list, item);
+    Py_DECREF(item);
+    return rc;
+}
+
+
 /* Concatenated text of the subtree (LexborNode.text()). */
 static int subtree_text(lxnode *scope, buf_t *out) {
     lxnode *n = scope->first_child;
@@ -489,45 +502,54 @@ static PyObject *link_tuple(lxnode *n, const char *tag, buf_t *tmp, buf_t *colla
     return Py_BuildValue("(sNNN)", tag, href, rel, text);
 }
 
+/* The links walk's per-node work (py_links; py_document shares it). */
+typedef struct {
+    PyObject *out;
+    buf_t tmp, collapsed;
+    Py_ssize_t elements, candidates, max_links;
+} links_t;
+
+static int links_visit(links_t *st, lxnode *n) {
+    if (n->type != NODE_TEXT) st->elements++;  /* LexborNode.traverse(): comments too */
+    if (n->type != NODE_ELEMENT) return 0;
+    uintptr_t id = n->local_name;
+    const char *tag = id == a_tag_id ? "a" : id == area_tag_id ? "area" : id == link_tag_id ? "link" : NULL;
+    if (tag != NULL && st->candidates++ < st->max_links && attr_value(find_attr(n, A_HREF)) != NULL)
+        return append_new(st->out, link_tuple(n, tag, &st->tmp, &st->collapsed));
+    return 0;
+}
+
+static void links_free(links_t *st) {
+    Py_XDECREF(st->out);
+    PyMem_Free(st->tmp.data);
+    PyMem_Free(st->collapsed.data);
+}
+
+/* Every node of the document under root (root included), in tree order. */
+#define FOR_EACH_NODE(root, n)                                                          \
+    for (lxnode *n = (root); n != NULL;                                                 \
+         n = n->first_child != NULL ? n->first_child : next_after(n, (root)))
+
+static inline lxnode *next_after(lxnode *n, lxnode *root) {
+    while (n != NULL && n != root && n->next == NULL) n = n->parent;
+    return (n == NULL || n == root) ? NULL : n->next;
+}
+
 static PyObject *py_links(PyObject *self, PyObject *args) {
     unsigned long long root_id;
-    Py_ssize_t max_links;
-    if (!PyArg_ParseTuple(args, "Kn", &root_id, &max_links)) return NULL;
+    links_t st = {0};
+    if (!PyArg_ParseTuple(args, "Kn", &root_id, &st.max_links)) return NULL;
     if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
-    lxnode *root = (lxnode *)(uintptr_t)root_id;
-    PyObject *out = PyList_New(0);
-    if (out == NULL) return NULL;
-    buf_t tmp = {0}, collapsed = {0};
-    Py_ssize_t elements = 0, candidates = 0;
-    lxnode *n = root;
-    while (n != NULL) {
-        if (n->type != NODE_TEXT) elements++;  /* LexborNode.traverse(): comments too */
-        if (n->type == NODE_ELEMENT) {
-            uintptr_t id = n->local_name;
-            const char *tag = id == a_tag_id ? "a" : id == area_tag_id ? "area"
-                            : id == link_tag_id ? "link" : NULL;
-            if (tag != NULL && candidates++ < max_links && attr_value(find_attr(n, A_HREF)) != NULL) {
-                PyObject *item = link_tuple(n, tag, &tmp, &collapsed);
-                if (item == NULL || PyList_Append(out, item) < 0) {
-                    Py_XDECREF(item);
-                    Py_DECREF(out);
-                    PyMem_Free(tmp.data);
-                    PyMem_Free(collapsed.data);
-                    return NULL;
-                }
-                Py_DECREF(item);
-            }
+    if ((st.out = PyList_New(0)) == NULL) return NULL;
+    FOR_EACH_NODE((lxnode *)(uintptr_t)root_id, n) {
+        if (links_visit(&st, n) < 0) {
+            links_free(&st);
+            return NULL;
         }
-        if (n->first_child != NULL) {
-            n = n->first_child;
-            continue;
-        }
-        while (n != NULL && n != root && n->next == NULL) n = n->parent;
-        n = (n == NULL || n == root) ? NULL : n->next;
     }
-    PyMem_Free(tmp.data);
-    PyMem_Free(collapsed.data);
-    return Py_BuildValue("(nnN)", elements, candidates, out);
+    PyObject *result = Py_BuildValue("(nnO)", st.elements, st.candidates, st.out);
+    links_free(&st);
+    return result;
 }
 
 /* ---- main text --------------------------------------------------------------- */
@@ -1239,11 +1261,100 @@ static PyObject *child_text(const lxnode *n, buf_t *tmp) {
     return PyUnicode_DecodeUTF8(tmp->data ? tmp->data : "", (Py_ssize_t)tmp->len, "replace");
 }
 
-static int append_new(PyObject *list, PyObject *item) {
-    if (item == NULL) return -1;
-    int rc = PyList_Append(list, item);
-    Py_DECREF(item);
-    return rc;
+/* Whether the value holds `word` (ASCII lowercase) as a keyword: split on ASCII
+ * whitespace, compared ASCII case-insensitively (tree.rel_keywords). */
+static int has_keyword(const lxstr *v, const char *word) {
+    if (v == NULL) return 0;
+    size_t len = strlen(word), i = 0, n = v->length;
+    const unsigned char *s = v->data;
+    while (i < n) {
+        while (i < n && is_ascii_space(s[i])) i++;
+        size_t start = i;
+        while (i < n && !is_ascii_space(s[i])) i++;
+        if (i - start == len) {
+            size_t j = 0;
+            while (j < len && ascii_lower(s[start + j]) == (unsigned char)word[j]) j++;
+            if (j == len) return 1;
+        }
+    }
+    return 0;
+}
+
+/* meta.WANTED_KEYS (ASCII lowercase; set by configure_head) */
+#define MAX_META_KEYS 64
+static char *meta_keys[MAX_META_KEYS];
+static size_t meta_key_len[MAX_META_KEYS];
+static Py_ssize_t meta_key_count;
+
+/* Whether a meta key, ASCII whitespace stripped and lowercased, is a wanted one
+ * (meta.wanted_key: str.lower() is Unicode's, but no non-ASCII character lowercases into
+ * a wanted key, walk.py checks: a key with a non-ASCII byte is never wanted). */
+static int wanted_key(const lxstr *v) {
+    if (v == NULL) return 0;
+    size_t start = 0, end = v->length;
+    while (start < end && is_ascii_space(v->data[start])) start++;
+    while (end > start && is_ascii_space(v->data[end - 1])) end--;
+    for (Py_ssize_t k = 0; k < meta_key_count; k++) {
+        if (meta_key_len[k] != end - start) continue;
+        size_t j = 0;
+        while (j < end - start && ascii_lower(v->data[start + j]) == (unsigned char)meta_keys[k][j]) j++;
+        if (j == end - start) return 1;
+    }
+    return 0;
+}
+
+/* The metadata walk's state and per-node work (py_head; py_document shares it). */
+typedef struct {
+    PyObject *metas, *links, *base_href, *title, *html_lang;
+    int seen_html;
+    buf_t tmp;
+} head_t;
+
+static int head_visit(head_t *st, lxnode *n) {
+    if (n->type != NODE_ELEMENT) return 0;
+    uintptr_t id = n->local_name;
+    if (id == head_tag_id[H_META]) {
+        const lxattr *content = find_attr(n, A_CONTENT);
+        if (attr_value(content) == NULL) return 0;
+        const lxattr *prop = find_attr(n, A_PROPERTY), *name = find_attr(n, A_NAME);
+        if (!wanted_key(attr_value(prop)) && !wanted_key(attr_value(name))) return 0;
+        return append_new(st->metas, Py_BuildValue("(NNN)", value_or_none(prop), value_or_none(name),
+                                                   value_or_none(content)));
+    }
+    if (id == link_tag_id) {
+        const lxattr *href = find_attr(n, A_HREF);
+        if (attr_value(href) == NULL) return 0;
+        const lxattr *rel = find_attr(n, A_REL);
+        if (!has_keyword(attr_value(rel), "canonical")) return 0;
+        return append_new(st->links, Py_BuildValue("(NN)", value_or_none(href), value_or_none(rel)));
+    }
+    if (id == head_tag_id[H_BASE]) {
+        const lxattr *href = find_attr(n, A_HREF);
+        if (st->base_href == NULL && attr_value(href) != NULL && (st->base_href = value_or_none(href)) == NULL)
+            return -1;
+    } else if (id == head_tag_id[H_TITLE]) {
+        if (st->title == NULL && is_html_element(n) && (st->title = child_text(n, &st->tmp)) == NULL)
+            return -1;
+    } else if (id == head_tag_id[H_HTML] && !st->seen_html) {
+        st->seen_html = 1;
+        if ((st->html_lang = value_or_none(find_attr(n, A_LANG))) == NULL) return -1;
+    }
+    return 0;
+}
+
+static PyObject *head_result(head_t *st) {
+    return Py_BuildValue("(OOOOO)", st->metas, st->base_href ? st->base_href : Py_None,
+                         st->title ? st->title : Py_None, st->links,
+                         st->html_lang ? st->html_lang : Py_None);
+}
+
+static void head_free(head_t *st) {
+    Py_XDECREF(st->metas);
+    Py_XDECREF(st->links);
+    Py_XDECREF(st->base_href);
+    Py_XDECREF(st->title);
+    Py_XDECREF(st->html_lang);
+    PyMem_Free(st->tmp.data);
 }
 
 /* head(root_mem_id) -> (metas, base_href, title, links, html_lang): what
@@ -1252,55 +1363,37 @@ static PyObject *py_head(PyObject *self, PyObject *args) {
     unsigned long long root_id;
     if (!PyArg_ParseTuple(args, "K", &root_id)) return NULL;
     if (!configured || !head_configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
-    lxnode *root = (lxnode *)(uintptr_t)root_id;
-    PyObject *metas = PyList_New(0), *links = PyList_New(0);
-    PyObject *base_href = NULL, *title = NULL, *html_lang = NULL, *result = NULL;
-    int seen_html = 0;
-    buf_t tmp = {0};
-    if (metas == NULL || links == NULL) goto done;
-    for (lxnode *n = root; n != NULL;) {
-        if (n->type == NODE_ELEMENT) {
-            uintptr_t id = n->local_name;
-            if (id == head_tag_id[H_META]) {
-                const lxattr *content = find_attr(n, A_CONTENT);
-                const lxattr *prop = find_attr(n, A_PROPERTY), *name = find_attr(n, A_NAME);
-                if (attr_value(content) != NULL && (attr_value(prop) != NULL || attr_value(name) != NULL) &&
-                    append_new(metas, Py_BuildValue("(NNN)", value_or_none(prop), value_or_none(name),
-                                                    value_or_none(content))) < 0)
-                    goto done;
-            } else if (id == link_tag_id) {
-                const lxattr *href = find_attr(n, A_HREF);
-                if (attr_value(href) != NULL &&
-                    append_new(links, Py_BuildValue("(NN)", value_or_none(href),
-                                                    value_or_none(find_attr(n, A_REL)))) < 0)
-                    goto done;
-            } else if (id == head_tag_id[H_BASE]) {
-                const lxattr *href = find_attr(n, A_HREF);
-                if (base_href == NULL && attr_value(href) != NULL && (base_href = value_or_none(href)) == NULL)
-                    goto done;
-            } else if (id == head_tag_id[H_TITLE]) {
-                if (title == NULL && is_html_element(n) && (title = child_text(n, &tmp)) == NULL) goto done;
-            } else if (id == head_tag_id[H_HTML] && !seen_html) {
-                seen_html = 1;
-                if ((html_lang = value_or_none(find_attr(n, A_LANG))) == NULL) goto done;
-            }
-        }
-        if (n->first_child != NULL) {
-            n = n->first_child;
-            continue;
-        }
-        while (n != NULL && n != root && n->next == NULL) n = n->parent;
-        n = (n == NULL || n == root) ? NULL : n->next;
+    head_t st = {0};
+    PyObject *result = NULL;
+    if ((st.metas = PyList_New(0)) == NULL || (st.links = PyList_New(0)) == NULL) goto done;
+    FOR_EACH_NODE((lxnode *)(uintptr_t)root_id, n) {
+        if (head_visit(&st, n) < 0) goto done;
     }
-    result = Py_BuildValue("(OOOOO)", metas, base_href ? base_href : Py_None, title ? title : Py_None,
-                           links, html_lang ? html_lang : Py_None);
+    result = head_result(&st);
 done:
-    Py_XDECREF(metas);
-    Py_XDECREF(links);
-    Py_XDECREF(base_href);
-    Py_XDECREF(title);
-    Py_XDECREF(html_lang);
-    PyMem_Free(tmp.data);
+    head_free(&st);
+    return result;
+}
+
+/* document(root_mem_id, max_links) -> (elements, link elements, candidates, head): links()
+ * and head() in one walk of the tree. */
+static PyObject *py_document(PyObject *self, PyObject *args) {
+    unsigned long long root_id;
+    links_t links = {0};
+    if (!PyArg_ParseTuple(args, "Kn", &root_id, &links.max_links)) return NULL;
+    if (!configured || !head_configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    head_t head = {0};
+    PyObject *result = NULL;
+    if ((links.out = PyList_New(0)) == NULL || (head.metas = PyList_New(0)) == NULL ||
+        (head.links = PyList_New(0)) == NULL)
+        goto done;
+    FOR_EACH_NODE((lxnode *)(uintptr_t)root_id, n) {
+        if (links_visit(&links, n) < 0 || head_visit(&head, n) < 0) goto done;
+    }
+    result = Py_BuildValue("(nnON)", links.elements, links.candidates, links.out, head_result(&head));
+done:
+    links_free(&links);
+    head_free(&head);
     return result;
 }
 
@@ -1350,8 +1443,11 @@ static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_configure_head(PyObject *self, PyObject *args) {
-    PyObject *ids, *points;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &ids, &PyTuple_Type, &points)) return NULL;
+    PyObject *ids, *points, *keys;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &ids, &PyTuple_Type, &points, &PyTuple_Type, &keys))
+        return NULL;
+    if (PyTuple_GET_SIZE(keys) > MAX_META_KEYS)
+        return PyErr_Format(PyExc_ValueError, "at most %d meta keys", MAX_META_KEYS);
     if (PyTuple_GET_SIZE(ids) != H_COUNT)
         return PyErr_Format(PyExc_ValueError, "%d tag ids expected", H_COUNT);
     head_configured = 0;
@@ -1366,6 +1462,27 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
         if (id == 0 || id >= TAG_TABLE)
             return PyErr_Format(PyExc_ValueError, "tag id %llu is not a static Lexbor id", id);
         integration_point[id] = 1;
+    }
+    for (Py_ssize_t k = 0; k < meta_key_count; k++) PyMem_Free(meta_keys[k]);
+    meta_key_count = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(keys); k++) {
+        Py_ssize_t len;
+        const char *key = PyUnicode_Check(PyTuple_GET_ITEM(keys, k))
+                              ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(keys, k), &len) : NULL;
+        if (key == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "meta keys must be str");
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)key[i];
+            if (c >= 0x80 || ascii_lower(c) != c || is_ascii_space(c))
+                return PyErr_Format(PyExc_ValueError, "meta keys must be ASCII lowercase, stripped");
+        }
+        char *copy = PyMem_Malloc((size_t)len + 1);
+        if (copy == NULL) return PyErr_NoMemory();
+        memcpy(copy, key, (size_t)len + 1);
+        meta_keys[meta_key_count] = copy;
+        meta_key_len[meta_key_count++] = (size_t)len;
     }
     head_configured = 1;
     Py_RETURN_NONE;
@@ -1456,7 +1573,9 @@ static PyMethodDef methods[] = {
     {"configure_patterns", py_configure_patterns, METH_O,
      "configure_patterns(words): ASCII lowercase class/id words, searched in C for ASCII names"},
     {"configure_head", py_configure_head, METH_VARARGS,
-     "configure_head((meta, base, title, html, head, body, svg, math), integration_point_ids)"},
+     "configure_head((meta, base, title, html, head, body, svg, math), integration_point_ids, meta_keys)"},
+    {"document", py_document, METH_VARARGS,
+     "document(root, max_links) -> (elements, link elements, candidates, head facts)"},
     {"head", py_head, METH_VARARGS,
      "head(root_mem_id) -> ([(property, name, content)], base_href, title, [(href, rel)], html_lang)"},
     {"links", py_links, METH_VARARGS,

@@ -83,7 +83,7 @@ def extract(
     try:
         tree = parse_document(data)
         if fast:  # the compiled walks: the same results (tests/unit/test_walk.py), faster
-            elements, total_links, candidates = walk.links(tree, options.max_links)
+            elements, total_links, candidates, facts = walk.document(tree, options.max_links)
         else:
             found = scan(tree)
             elements, total_links = found.elements, len(found.links)
@@ -92,7 +92,8 @@ def extract(
 
     meta = Metadata(None, None, {}, None, page_url, None, None)
     try:
-        facts = walk.head(tree) if found is None else head_facts(found)
+        if found is not None:
+            facts = head_facts(found)
         meta = extract_metadata(facts, page_url, doc_encoding)
     except Exception as exc:  # a bug must not cost the record its other fields
         errors.append(_failure("metadata", exc))

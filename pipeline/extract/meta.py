@@ -26,7 +26,9 @@ TWITTER_KEYS = ("twitter:card", "twitter:title", "twitter:description", "twitter
 #: Fallbacks, used only when the main key is absent.
 _ALIASES = {"og:image": ("og:image:url", "og:image:secure_url"), "twitter:image": ("twitter:image:src",)}
 _URL_KEYS = frozenset({"og:image", "og:url", "twitter:image"})
-_WANTED = frozenset({*OG_KEYS, *TWITTER_KEYS, "description"} | {a for v in _ALIASES.values() for a in v})
+_SOCIAL_KEYS = (*OG_KEYS, *TWITTER_KEYS)
+#: The meta keys read (their property or name, stripped and lowercased).
+WANTED_KEYS = frozenset({*OG_KEYS, *TWITTER_KEYS, "description"} | {a for v in _ALIASES.values() for a in v})
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +83,21 @@ class HeadFacts:
     value-less): :func:`head_facts` through selectolax, or the compiled walk
     (:func:`pipeline.extract.walk.head`) in one pass."""
 
-    metas: list[tuple[str | None, str | None, str]]  # (property, name, content) with a content and a key
+    metas: list[tuple[str | None, str | None, str]]  # (property, name, content): a content, a wanted key
     base_href: str | None  # the href of the first base element that has one
     title: str | None  # child text of the first HTML title element; None: no such element
-    links: list[tuple[str, str | None]]  # (href, rel) of every link element with an href
+    links: list[tuple[str, str | None]]  # (href, rel) of the link elements with an href, rel canonical
     html_lang: str | None  # lang of the document element (the first html element)
+
+
+def wanted_key(key: str | None) -> bool:
+    """Whether a meta ``property`` or ``name`` is one metadata reads (ASCII whitespace
+    stripped, lowercased).
+
+    >>> wanted_key(" OG:Title "), wanted_key("viewport"), wanted_key(None)
+    (True, False, False)
+    """
+    return key is not None and key.strip(ASCII_WHITESPACE).lower() in WANTED_KEYS
 
 
 def head_facts(found: Scan | TagIndex) -> HeadFacts:
@@ -95,16 +107,16 @@ def head_facts(found: Scan | TagIndex) -> HeadFacts:
         attrs = meta.attributes
         content = attrs.get("content")
         key_property, key_name = attrs.get("property"), attrs.get("name")
-        if content is not None and (key_property is not None or key_name is not None):
+        if content is not None and (wanted_key(key_property) or wanted_key(key_name)):
             metas.append((key_property, key_name, content))
     base_href = next((h for h in (b.attributes.get("href") for b in found["base"]) if h is not None), None)
     title = next((node.text(deep=False) for node in found["title"] if is_html_element(node)), None)
     links = []
     for link in found["link"]:
         attrs = link.attributes
-        href = attrs.get("href")
-        if href is not None:
-            links.append((href, attrs.get("rel")))
+        href, rel = attrs.get("href"), attrs.get("rel")
+        if href is not None and "canonical" in rel_keywords(rel):
+            links.append((href, rel))
     roots = found["html"]
     return HeadFacts(metas, base_href, title, links, roots[0].attributes.get("lang") if roots else None)
 
@@ -126,15 +138,18 @@ def extract_metadata(facts: HeadFacts, url: str | None, encoding: str) -> Metada
             if key is None:
                 continue
             key = key.strip(ASCII_WHITESPACE).lower()
-            if key in _WANTED and key not in values:
+            if key in WANTED_KEYS and key not in values:
                 values[key] = content
     social: dict[str, str] = {}
-    for key in (*OG_KEYS, *TWITTER_KEYS):
+    for key in _SOCIAL_KEYS if values else ():
         value = values.get(key)
         if value is None:
-            value = next((values[a] for a in _ALIASES.get(key, ()) if a in values), None)
-        if value is None:
-            continue
+            for alias in _ALIASES.get(key, ()):
+                if alias in values:
+                    value = values[alias]
+                    break
+            else:
+                continue
         if key in _URL_KEYS:
             value = resolve_url(value, base_url, encoding) or value
         social[key] = value

@@ -19,7 +19,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.extract.links import LinkCandidate
 from pipeline.extract.main_text import Block
-from pipeline.extract.meta import HeadFacts
+from pipeline.extract.meta import WANTED_KEYS, HeadFacts
 from pipeline.extract.tree import _INTEGRATION_POINTS as tree_integration_points
 from pipeline.extract.tree import MAX_UNCLOSED_NESTING, NESTING_NAMES, tag_ids
 from pipeline.extract.tree import unclosed_nesting as tree_unclosed_nesting
@@ -86,9 +86,14 @@ def _configure() -> None:
     # metadata: the tags head() reads, and those tree.is_html_element looks for above a title
     ids = {name: tag_id for tag_id, name in tag_ids(
         ("meta", "base", "title", "html", "head", "body", "svg", "math", *_INTEGRATION_POINTS)).items()}
+    # The C walk ASCII-lowercases meta keys where meta.wanted_key uses str.lower(): the same
+    # answer as long as no non-ASCII character lowercases into a wanted key (only KELVIN
+    # SIGN -> "k" and I WITH DOT -> "i" + U+0307 lowercase into ASCII letters at all).
+    if any(not key.isascii() or "k" in key for key in WANTED_KEYS):
+        raise RuntimeError("a wanted meta key the compiled test cannot match like str.lower()")
     _walk.configure_head(tuple(ids[name] for name in ("meta", "base", "title", "html", "head", "body",
                                                       "svg", "math")),
-                         tuple(ids[name] for name in _INTEGRATION_POINTS))
+                         tuple(ids[name] for name in _INTEGRATION_POINTS), tuple(sorted(WANTED_KEYS)))
 
 
 #: tree._INTEGRATION_POINTS by Lexbor's (case-insensitive) tag names.
@@ -101,6 +106,15 @@ def head(tree: LexborHTMLParser) -> HeadFacts:
     if root is None:
         return HeadFacts([], None, None, [], None)
     return HeadFacts(*_walk.head(root.mem_id))
+
+
+def document(tree: LexborHTMLParser, max_links: int) -> tuple[int, int, list[LinkCandidate], HeadFacts]:
+    """:func:`links` and :func:`head` in one walk of the tree."""
+    root = tree.root
+    if root is None:
+        return 0, 0, [], HeadFacts([], None, None, [], None)
+    elements, total, candidates, facts = _walk.document(root.mem_id, max_links)
+    return elements, total, candidates, HeadFacts(*facts)
 
 
 def links(tree: LexborHTMLParser, max_links: int) -> tuple[int, int, list[LinkCandidate]]:
@@ -166,6 +180,9 @@ SELF_TEST_HEAD_HTML = """<html lang=" de "><svg><title>svg</title><foreignObject
 <base href=/b/><meta content name><meta content="" property=og:title><meta name=description>
 <meta content=x><meta property=og:type name=Twitter:Card content=" T "><meta data-x content=y
 name=og:url><link href rel=canonical><link rel=canonical><link href=/c rel="CANONICAL x">
+<meta name=viewport content=v><meta property=" OG:Image	" content=/i><meta name="twitter:tİtle"
+content=t><meta name="descrıption" content=d><meta name="K" content=k><link href=/e rel=icon>
+<link href=/f rel=canonicalx><link href=/g rel=" canonical">
 <html lang=fr><link href=/d>"""
 
 
@@ -186,6 +203,11 @@ def _self_test() -> None:
         expected_head, got_head = head_facts(scan(parse_document(html))), head(parse_document(html))
         if got_head != expected_head:
             raise RuntimeError(f"head differs: {got_head!r} != {expected_head!r}")
+        found = scan(parse_document(html))
+        expected_document = (found.elements, len(found.links), py_links.link_candidates(found, 10_000),
+                             expected_head)
+        if document(parse_document(html), 10_000) != expected_document:
+            raise RuntimeError(f"document differs on {html[:40]!r}")
     for switches in range(16):
         on = [bool(switches & (1 << i)) for i in range(4)]
         options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1],

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pipeline.extract import extract, walk
 from pipeline.extract.links import link_candidates
 from pipeline.extract.main_text import marked_text, prepare_blocks
+from pipeline.extract.meta import head_facts
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.tree import parse_document, scan
 
@@ -43,7 +44,8 @@ def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
 
 _TAGS = ["div", "p", "a", "span", "article", "section", "nav", "aside", "footer", "form", "ul",
          "li", "td", "table", "tr", "h2", "br", "script", "style", "svg", "title", "area", "map",
-         "link", "header", "figure", "b", "center", "pre", "template", "noscript", "math"]
+         "link", "header", "figure", "b", "center", "pre", "template", "noscript", "math",
+         "meta", "base", "html"]
 _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "hidden",
           "aria-hidden=true", "aria-hidden=TRUE", 'style="display : none"', "style='color:red'",
           "role=navigation", "role=Main", "itemprop=articleBody", "itemprop=articlebody",
@@ -52,7 +54,11 @@ _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "
           # class/id words searched in C for ASCII names, by Python's regex for the others
           # (str.lower() maps KELVIN SIGN to "k", so "coo\u212aie" names a cookie box)
           'class="x-COMMENTS y"', "id=Social-Links", 'class="coo\u212aie"', 'class="nav\u0130"',
-          "id=a", 'class=""', "class=breadcrumbs", 'class="menü"', "id=NAVBAR", "class=ta"]
+          "id=a", 'class=""', "class=breadcrumbs", 'class="menü"', "id=NAVBAR", "class=ta",
+          # metadata: wanted and unwanted meta keys, canonical links, base, lang
+          "property=og:title", "name=' Description\t'", "name=viewport", "content=x", "content",
+          'property="OG:IMAGE"', "name=twitter:t\u0130tle", "rel=canonical", "rel='x CANONICAL'",
+          "lang=fr", "href=/b/"]
 _TEXTS = ["word ", "Longer sentence with words, and punctuation. ", "\u00a0", " \u3000 ", "\t\n",
           "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30,
           "\u1680y\u205f", "\u0085", "\u2028\u3001", "x\ue000\ue001 \ue003y"]
@@ -87,6 +93,9 @@ def test_walks_equal_the_python_reference(
     fast, reference = _both_main_text(html, options)
     assert fast == reference
     assert walk.links(parse_document(html), max_links) == _python_links(html, max_links)
+    facts = head_facts(scan(parse_document(html)))
+    assert walk.head(parse_document(html)) == facts
+    assert walk.document(parse_document(html), max_links) == (*_python_links(html, max_links), facts)
 
 
 def _corpus() -> list[tuple[str, str]]:
