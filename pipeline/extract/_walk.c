@@ -1188,6 +1188,24 @@ static PyObject *py_blocks(PyObject *self, PyObject *args) {
 /* sum over names of data.count(b"<" + name) - data.count(b"</" + name), in one pass: every
  * occurrence starts at a '<' (and holds no other), so counting at each '<' is the same as
  * bytes.count's non-overlapping count. 0 when data holds at most `limit` '<' in all. */
+/* How many bytes of s[0..n) are c. */
+static Py_ssize_t count_byte(const char *s, Py_ssize_t n, char c) {
+    Py_ssize_t total = 0, i = 0;
+#ifdef __SSE2__
+    const __m128i needle = _mm_set1_epi8(c);
+    while (i + 16 <= n) {
+        /* per-lane counts in bytes: at most 255 blocks before they are summed */
+        __m128i acc = _mm_setzero_si128();
+        for (int round = 0; round < 255 && i + 16 <= n; round++, i += 16)
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), needle));
+        __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());  /* two 64-bit lane sums */
+        total += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    }
+#endif
+    for (; i < n; i++) total += s[i] == c;
+    return total;
+}
+
 static PyObject *py_nesting(PyObject *self, PyObject *args) {
     Py_buffer in;
     PyObject *names;
@@ -1212,10 +1230,9 @@ static PyObject *py_nesting(PyObject *self, PyObject *args) {
     }
     const char *s = in.buf, *end = s + in.len;
     Py_ssize_t depth = 0, opens = 0;
-    /* the common case first: too few tags to matter, counted at memchr's speed */
-    for (const char *p = memchr(s, '<', (size_t)in.len); p != NULL && opens <= limit;
-         p = p + 1 < end ? memchr(p + 1, '<', (size_t)(end - p - 1)) : NULL)
-        opens++;
+    /* the common case first: too few tags to matter (a page has a '<' every ~30 bytes:
+     * counted 16 bytes at a time, not one memchr call each) */
+    opens = count_byte(s, in.len, '<');
     if (opens <= limit) {
         result = PyLong_FromSsize_t(0);
         goto done;
