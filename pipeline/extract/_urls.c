@@ -42,6 +42,18 @@ static PyObject *bind(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The basic URL parser on href (against base when given). An href starting "http://" or
+ * "https://" is parsed alone: after a special scheme and "//" the parser is in the
+ * special authority slashes state whatever the base, which it never reads again (URL
+ * Standard, basic URL parser, scheme state and special relative or authority state); ada
+ * would parse the base again for every href. */
+static ada_url parse_href(const char *data, size_t len, const char *base, size_t base_len) {
+    if (base == NULL || (len >= 7 && memcmp(data, "http://", 7) == 0) ||
+        (len >= 8 && memcmp(data, "https://", 8) == 0))
+        return ada_parse(data, len);
+    return ada_parse_with_base(data, len, base, base_len);
+}
+
 /* hrefs(hrefs: list[str], base: bytes | None) -> list[str | None]: each href parsed by
  * the basic URL parser (against base when given); None where it fails or the href is
  * not a scalar value string (a lone surrogate cannot be UTF-8 encoded). */
@@ -70,8 +82,7 @@ static PyObject *hrefs(PyObject *self, PyObject *args) {
                 return NULL;
             }
         } else {
-            ada_url url = base ? ada_parse_with_base(data, (size_t)len, base, (size_t)base_len)
-                               : ada_parse(data, (size_t)len);
+            ada_url url = parse_href(data, (size_t)len, base, (size_t)base_len);
             if (ada_is_valid(url)) {
                 ada_string href = ada_get_href(url);
                 result = PyUnicode_DecodeUTF8(href.data, (Py_ssize_t)href.length, "strict");
@@ -296,8 +307,7 @@ static PyObject *resolve_one(PyObject *href, const char *base, Py_ssize_t base_l
         PyErr_Clear();  /* a lone surrogate: not a scalar value string */
         Py_RETURN_NONE;
     }
-    ada_url url = base ? ada_parse_with_base(data, (size_t)len, base, (size_t)base_len)
-                       : ada_parse(data, (size_t)len);
+    ada_url url = parse_href(data, (size_t)len, base, (size_t)base_len);
     PyObject *result;
     if (ada_is_valid(url)) {
         ada_string out = ada_get_href(url);
