@@ -357,10 +357,43 @@ static size_t utf8_chars(const char *data, size_t n) {
     return chars;
 }
 
+#ifdef __SSE2__
+/* Per byte of v: 0xFF where it is in [lo, lo + span] (unsigned). */
+static inline __m128i in_range(__m128i v, char lo, char span) {
+    const __m128i d = _mm_sub_epi8(v, _mm_set1_epi8(lo));
+    return _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(span)), d);
+}
+
+/* 16-bit mask of the bytes of s[0..16) that are ASCII characters str.strip() removes
+ * (0x09-0x0D, 0x1C-0x20). */
+static inline int ascii_strip_mask(const unsigned char *s) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)s);
+    return _mm_movemask_epi8(_mm_or_si128(in_range(v, 0x09, 4), in_range(v, 0x1c, 4)));
+}
+#endif
+
 /* Byte bounds of the stripped text and its length in code points. The data is valid
- * UTF-8 (selectolax encodes a str; Lexbor writes U+FFFD for what it replaces). */
+ * UTF-8 (selectolax encodes a str; Lexbor writes U+FFFD for what it replaces). Runs of
+ * ASCII white space (a text node's indentation, or all of it between two tags) are
+ * skipped 16 bytes at a time before the code point loops. */
 static size_t strip_utf8(const unsigned char *s, size_t n, size_t *start, size_t *end) {
     size_t i = 0, j = n;
+#ifdef __SSE2__
+    for (int mask; i + 16 <= j && (mask = ascii_strip_mask(s + i)) != 0; ) {
+        if (mask != 0xFFFF) {
+            i += (size_t)__builtin_ctz(~mask & 0xFFFF);
+            break;
+        }
+        i += 16;
+    }
+    for (int mask; j >= i + 16 && (mask = ascii_strip_mask(s + j - 16)) != 0; ) {
+        if (mask != 0xFFFF) {
+            j -= (size_t)__builtin_clz(~mask & 0xFFFF) - 16;
+            break;
+        }
+        j -= 16;
+    }
+#endif
     while (i < j) {
         size_t k = utf8_seq_len(s[i]);
         if (i + k > j || !py_space(utf8_at(s + i, k))) break;
@@ -378,7 +411,16 @@ static size_t strip_utf8(const unsigned char *s, size_t n, size_t *start, size_t
 }
 
 static inline int ascii_ws_only(const lxstr *t) {
-    for (size_t i = 0; i < t->length; i++) {
+    size_t i = 0;
+#ifdef __SSE2__
+    for (; i + 16 <= t->length; i += 16) {  /* TAB LF FF CR SPACE: 0x09-0x0D but VT, or 0x20 */
+        const __m128i v = _mm_loadu_si128((const __m128i *)(t->data + i));
+        const __m128i ws = _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x0b)),
+                                            _mm_or_si128(in_range(v, 0x09, 4), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x20))));
+        if (_mm_movemask_epi8(ws) != 0xFFFF) return 0;
+    }
+#endif
+    for (; i < t->length; i++) {
         unsigned char c = t->data[i];
         if (c != ' ' && c != '\t' && c != '\n' && c != '\f' && c != '\r') return 0;
     }

@@ -61,7 +61,9 @@ _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "
           "lang=fr", "href=/b/"]
 _TEXTS = ["word ", "Longer sentence with words, and punctuation. ", "\u00a0", " \u3000 ", "\t\n",
           "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30,
-          "\u1680y\u205f", "\u0085", "\u2028\u3001", "x\ue000\ue001 \ue003y"]
+          "\u1680y\u205f", "\u0085", "\u2028\u3001", "x\ue000\ue001 \ue003y",
+          # white space runs longer than the 16-byte windows strip_utf8 skips at once
+          " " * 17, "\n" + " " * 31, "\x1c\x1d\x1e\x1f\x0b" * 4, "\u00a0" + "\t" * 20, "\r\n" * 9]
 
 
 @st.composite
