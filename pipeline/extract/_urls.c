@@ -54,6 +54,33 @@ static ada_url parse_href(const char *data, size_t len, const char *base, size_t
     return ada_parse_with_base(data, len, base, base_len);
 }
 
+/* The resolved URL of href (a new reference; None when it does not parse), as
+ * Resolver.many gives it. */
+static PyObject *resolve_one(PyObject *href, const char *base, Py_ssize_t base_len,
+                             PyObject *reencode, int reencode_all) {
+    Py_ssize_t len;
+    const char *data = PyUnicode_AsUTF8AndSize(href, &len);
+    if (data == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
+        PyErr_Clear();  /* a lone surrogate: not a scalar value string */
+        Py_RETURN_NONE;
+    }
+    ada_url url = parse_href(data, (size_t)len, base, (size_t)base_len);
+    PyObject *result;
+    if (ada_is_valid(url)) {
+        ada_string out = ada_get_href(url);
+        result = PyUnicode_DecodeUTF8(out.data, (Py_ssize_t)out.length, "strict");
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+    ada_free(url);
+    if (result != NULL && result != Py_None && reencode != Py_None &&
+        (reencode_all || !PyUnicode_IS_ASCII(href))) {
+        Py_SETREF(result, PyObject_CallFunctionObjArgs(reencode, href, result, NULL));
+    }
+    return result;
+}
+
 /* hrefs(hrefs: list[str], base: bytes | None) -> list[str | None]: each href parsed by
  * the basic URL parser (against base when given); None where it fails or the href is
  * not a scalar value string (a lone surrogate cannot be UTF-8 encoded). */
@@ -69,31 +96,15 @@ static PyObject *hrefs(PyObject *self, PyObject *args) {
     PyObject *out = PyList_New(n);
     if (out == NULL) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyList_GET_ITEM(items, i), *result = NULL;
-        Py_ssize_t len;
-        const char *data = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &len) : NULL;
-        if (data == NULL) {
-            if (PyUnicode_Check(item) && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
-                PyErr_Clear();
-                result = Py_NewRef(Py_None);
-            } else {
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "hrefs must be str");
-                Py_DECREF(out);
-                return NULL;
-            }
-        } else {
-            ada_url url = parse_href(data, (size_t)len, base, (size_t)base_len);
-            if (ada_is_valid(url)) {
-                ada_string href = ada_get_href(url);
-                result = PyUnicode_DecodeUTF8(href.data, (Py_ssize_t)href.length, "strict");
-            } else {
-                result = Py_NewRef(Py_None);
-            }
-            ada_free(url);
-            if (result == NULL) {
-                Py_DECREF(out);
-                return NULL;
-            }
+        PyObject *item = PyList_GET_ITEM(items, i), *result;
+        if (!PyUnicode_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "hrefs must be str");
+            Py_DECREF(out);
+            return NULL;
+        }
+        if ((result = resolve_one(item, base, base_len, Py_None, 0)) == NULL) {
+            Py_DECREF(out);
+            return NULL;
         }
         PyList_SET_ITEM(out, i, result);
     }
@@ -294,33 +305,6 @@ static int rel_flags(PyObject *rel) {
             flags |= REL_KEPT_LINK;
     }
     return flags;
-}
-
-/* The resolved URL of href (a new reference; None when it does not parse), as
- * Resolver.many gives it. */
-static PyObject *resolve_one(PyObject *href, const char *base, Py_ssize_t base_len,
-                             PyObject *reencode, int reencode_all) {
-    Py_ssize_t len;
-    const char *data = PyUnicode_AsUTF8AndSize(href, &len);
-    if (data == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
-        PyErr_Clear();  /* a lone surrogate: not a scalar value string */
-        Py_RETURN_NONE;
-    }
-    ada_url url = parse_href(data, (size_t)len, base, (size_t)base_len);
-    PyObject *result;
-    if (ada_is_valid(url)) {
-        ada_string out = ada_get_href(url);
-        result = PyUnicode_DecodeUTF8(out.data, (Py_ssize_t)out.length, "strict");
-    } else {
-        result = Py_NewRef(Py_None);
-    }
-    ada_free(url);
-    if (result != NULL && result != Py_None && reencode != Py_None &&
-        (reencode_all || !PyUnicode_IS_ASCII(href))) {
-        Py_SETREF(result, PyObject_CallFunctionObjArgs(reencode, href, result, NULL));
-    }
-    return result;
 }
 
 /* links(candidates, base, has_domain, internal_of, internal_fn, reencode, reencode_all)

@@ -1457,31 +1457,51 @@ done:
 }
 
 
-/* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
-static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
-    if (!PyTuple_Check(arg) || PyTuple_GET_SIZE(arg) > MAX_PATTERNS)
-        return PyErr_Format(PyExc_ValueError, "a tuple of at most %d words", MAX_PATTERNS);
-    for (Py_ssize_t k = 0; k < pattern_count; k++) PyMem_Free(patterns[k]);
-    pattern_count = 0;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(arg); k++) {
+/* Replaces words[0..*count) by copies of the str items of `tuple` (at most max of them;
+ * each non-empty, ASCII, lowercase, without white space; NUL-terminated). 0, or -1 with
+ * an exception set (`what` names the words in its message). */
+static int store_words(PyObject *tuple, Py_ssize_t max, char **words, size_t *lens, Py_ssize_t *count,
+                       const char *what) {
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) > max) {
+        PyErr_Format(PyExc_ValueError, "%s: a tuple of at most %zd", what, max);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < *count; k++) PyMem_Free(words[k]);
+    *count = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); k++) {
         Py_ssize_t len;
-        const char *word = PyUnicode_Check(PyTuple_GET_ITEM(arg, k))
-                               ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(arg, k), &len) : NULL;
+        PyObject *item = PyTuple_GET_ITEM(tuple, k);
+        const char *word = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &len) : NULL;
         if (word == NULL) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "words must be str");
-            return NULL;
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s must be str", what);
+            return -1;
         }
         for (Py_ssize_t i = 0; i < len; i++) {
-            if ((unsigned char)word[i] >= 0x80 || ascii_lower((unsigned char)word[i]) != (unsigned char)word[i])
-                return PyErr_Format(PyExc_ValueError, "words must be ASCII lowercase");
+            unsigned char c = (unsigned char)word[i];
+            if (c >= 0x80 || ascii_lower(c) != c || is_ascii_space(c)) {
+                PyErr_Format(PyExc_ValueError, "%s must be ASCII lowercase, without white space", what);
+                return -1;
+            }
         }
-        if (len == 0) return PyErr_Format(PyExc_ValueError, "an empty word matches everything");
-        char *copy = PyMem_Malloc((size_t)len);
-        if (copy == NULL) return PyErr_NoMemory();
-        memcpy(copy, word, (size_t)len);
-        patterns[pattern_count] = copy;
-        pattern_len[pattern_count++] = (size_t)len;
+        if (len == 0) {  /* an empty word would match everything */
+            PyErr_Format(PyExc_ValueError, "%s must not be empty", what);
+            return -1;
+        }
+        char *copy = PyMem_Malloc((size_t)len + 1);
+        if (copy == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(copy, word, (size_t)len + 1);
+        words[*count] = copy;
+        lens[(*count)++] = (size_t)len;
     }
+    return 0;
+}
+
+/* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
+static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
+    if (store_words(arg, MAX_PATTERNS, patterns, pattern_len, &pattern_count, "words") < 0) return NULL;
     /* sort by first letter (insertion sort: a few dozen words), then index the runs */
     for (Py_ssize_t k = 1; k < pattern_count; k++) {
         char *word = patterns[k];
@@ -1505,8 +1525,6 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
     PyObject *ids, *points, *keys;
     if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &ids, &PyTuple_Type, &points, &PyTuple_Type, &keys))
         return NULL;
-    if (PyTuple_GET_SIZE(keys) > MAX_META_KEYS)
-        return PyErr_Format(PyExc_ValueError, "at most %d meta keys", MAX_META_KEYS);
     if (PyTuple_GET_SIZE(ids) != H_COUNT)
         return PyErr_Format(PyExc_ValueError, "%d tag ids expected", H_COUNT);
     head_configured = 0;
@@ -1522,27 +1540,8 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
             return PyErr_Format(PyExc_ValueError, "tag id %llu is not a static Lexbor id", id);
         integration_point[id] = 1;
     }
-    for (Py_ssize_t k = 0; k < meta_key_count; k++) PyMem_Free(meta_keys[k]);
-    meta_key_count = 0;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(keys); k++) {
-        Py_ssize_t len;
-        const char *key = PyUnicode_Check(PyTuple_GET_ITEM(keys, k))
-                              ? PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(keys, k), &len) : NULL;
-        if (key == NULL) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "meta keys must be str");
-            return NULL;
-        }
-        for (Py_ssize_t i = 0; i < len; i++) {
-            unsigned char c = (unsigned char)key[i];
-            if (c >= 0x80 || ascii_lower(c) != c || is_ascii_space(c))
-                return PyErr_Format(PyExc_ValueError, "meta keys must be ASCII lowercase, stripped");
-        }
-        char *copy = PyMem_Malloc((size_t)len + 1);
-        if (copy == NULL) return PyErr_NoMemory();
-        memcpy(copy, key, (size_t)len + 1);
-        meta_keys[meta_key_count] = copy;
-        meta_key_len[meta_key_count++] = (size_t)len;
-    }
+    if (store_words(keys, MAX_META_KEYS, meta_keys, meta_key_len, &meta_key_count, "meta keys") < 0)
+        return NULL;
     head_configured = 1;
     Py_RETURN_NONE;
 }
