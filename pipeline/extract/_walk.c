@@ -513,7 +513,10 @@ static int subtree_text(lxnode *scope, buf_t *out) {
     return 0;
 }
 
-static PyObject *link_tuple(lxnode *n, const char *tag, buf_t *tmp, buf_t *collapsed) {
+/* The tag names of the candidates, interned once (one str per page's link otherwise). */
+static PyObject *tag_names[3];  /* "a", "area", "link" */
+
+static PyObject *link_tuple(lxnode *n, PyObject *tag, buf_t *tmp, buf_t *collapsed) {
     PyObject *href = value_or_none(find_attr(n, A_HREF));
     if (href == NULL) return NULL;
     PyObject *rel = value_or_none(find_attr(n, A_REL));
@@ -541,7 +544,11 @@ static PyObject *link_tuple(lxnode *n, const char *tag, buf_t *tmp, buf_t *colla
         Py_DECREF(rel);
         return NULL;
     }
-    return Py_BuildValue("(sNNN)", tag, href, rel, text);
+    PyObject *item = PyTuple_Pack(4, tag, href, rel, text);
+    Py_DECREF(href);
+    Py_DECREF(rel);
+    Py_DECREF(text);
+    return item;
 }
 
 /* The links walk's per-node work (py_links; py_document shares it). */
@@ -555,7 +562,8 @@ static int links_visit(links_t *st, lxnode *n) {
     if (n->type != NODE_TEXT) st->elements++;  /* LexborNode.traverse(): comments too */
     if (n->type != NODE_ELEMENT) return 0;
     uintptr_t id = n->local_name;
-    const char *tag = id == a_tag_id ? "a" : id == area_tag_id ? "area" : id == link_tag_id ? "link" : NULL;
+    PyObject *tag = id == a_tag_id ? tag_names[0] : id == area_tag_id ? tag_names[1]
+                  : id == link_tag_id ? tag_names[2] : NULL;
     if (tag != NULL && st->candidates++ < st->max_links && attr_value(find_attr(n, A_HREF)) != NULL)
         return append_new(st->out, link_tuple(n, tag, &st->tmp, &st->collapsed));
     return 0;
@@ -1592,6 +1600,11 @@ static int fill_table(PyObject *mapping, unsigned char *table, int as_flag) {
 }
 
 static PyObject *py_configure(PyObject *self, PyObject *args) {
+    static const char *const names[3] = {"a", "area", "link"};
+    for (int i = 0; i < 3; i++) {
+        if (tag_names[i] == NULL && (tag_names[i] = PyUnicode_InternFromString(names[i])) == NULL)
+            return NULL;
+    }
     PyObject *flags, *kind, *container_kind, *attrs, *style_fn, *names_fn, *role_fn;
     unsigned long long text_id, a_id, area_id, link_id;
     if (!PyArg_ParseTuple(args, "O!O!O!O!KKKKOOO", &PyDict_Type, &flags, &PyDict_Type, &kind,
