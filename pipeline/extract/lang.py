@@ -68,7 +68,7 @@ def _decompressed_model(model_file: Path) -> Path | None:
 
     try:
         digest = hashlib.blake2b(model_file.read_bytes(), digest_size=12).hexdigest()
-        target = cache_dir() / f"py3langid-{digest}"
+        target = cache_dir() / f"py3langid-{digest}-f16"  # (the model's own float16 table)
         if not (target / "done").exists():
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             tmp.mkdir(parents=True, exist_ok=True)
