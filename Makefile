@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml $(wildcard pipeline/*/*.c)
+$(STAMP): pyproject.toml $(wildcard pipeline/*/*.c pipeline/*/*.h)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "_ascii.h"
+
 /* ada_c.h (ada 2.x/3.x C API) */
 typedef void *ada_url;
 typedef struct {
@@ -208,6 +210,17 @@ static PyObject *bind_links(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* A new Link holding `values` (in field order) appended to out; 0, or -1 with an exception. */
+static int append_link(PyObject *out, PyObject *const values[LINK_FIELDS]) {
+    PyObject *link = link_type->tp_alloc(link_type, 0);
+    if (link == NULL) return -1;
+    for (int k = 0; k < LINK_FIELDS; k++)
+        *(PyObject **)((char *)link + link_offsets[k]) = Py_NewRef(values[k]);
+    int rc = PyList_Append(out, link);
+    Py_DECREF(link);
+    return rc;
+}
+
 /* make_links(candidates, targets) -> (tuple of Link, bad): for each (tag, href, rel,
  * text, nofollow) in candidates, targets[href] is (url or None, internal); a None url
  * counts as bad, the others become Link(url, text, rel, tag, "href", internal, nofollow). */
@@ -235,19 +248,10 @@ static PyObject *make_links(PyObject *self, PyObject *args) {
             bad++;
             continue;
         }
-        PyObject *link = link_type->tp_alloc(link_type, 0);
-        if (link == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
         PyObject *values[LINK_FIELDS] = {url, PyTuple_GET_ITEM(c, 3), PyTuple_GET_ITEM(c, 2),
                                          PyTuple_GET_ITEM(c, 0), href_name,
                                          PyTuple_GET_ITEM(target, 1), PyTuple_GET_ITEM(c, 4)};
-        for (int k = 0; k < LINK_FIELDS; k++)
-            *(PyObject **)((char *)link + link_offsets[k]) = Py_NewRef(values[k]);
-        int rc = PyList_Append(out, link);
-        Py_DECREF(link);
-        if (rc < 0) {
+        if (append_link(out, values) < 0) {
             Py_DECREF(out);
             return NULL;
         }
@@ -268,19 +272,6 @@ static PyObject *make_links(PyObject *self, PyObject *args) {
 
 enum { REL_NOFOLLOW = 1, REL_KEPT_LINK = 2 };
 
-static inline unsigned char lower_ascii(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
-}
-
-static int keyword_is(const unsigned char *k, size_t n, const char *word) {
-    size_t len = strlen(word);
-    if (n != len) return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (lower_ascii(k[i]) != (unsigned char)word[i]) return 0;
-    }
-    return 1;
-}
-
 /* The rel keywords that matter: split on ASCII whitespace, compared ASCII
  * case-insensitively (tree.rel_keywords; a keyword with a non-ASCII byte matches none). */
 static int rel_flags(PyObject *rel) {
@@ -292,16 +283,11 @@ static int rel_flags(PyObject *rel) {
         return 0;
     }
     int flags = 0;
-    Py_ssize_t i = 0;
-    while (i < n) {
-        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r')) i++;
-        Py_ssize_t start = i;
-        while (i < n && !(s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r')) i++;
-        const unsigned char *k = s + start;
-        size_t len = (size_t)(i - start);
-        if (keyword_is(k, len, "nofollow")) flags |= REL_NOFOLLOW;
-        else if (keyword_is(k, len, "canonical") || keyword_is(k, len, "alternate") ||
-                 keyword_is(k, len, "next") || keyword_is(k, len, "prev"))
+    size_t at = 0, len;
+    for (const unsigned char *k; (k = next_keyword(s, (size_t)n, &at, &len)) != NULL;) {
+        if (ascii_ci_equals(k, len, "nofollow")) flags |= REL_NOFOLLOW;
+        else if (ascii_ci_equals(k, len, "canonical") || ascii_ci_equals(k, len, "alternate") ||
+                 ascii_ci_equals(k, len, "next") || ascii_ci_equals(k, len, "prev"))
             flags |= REL_KEPT_LINK;
     }
     return flags;
@@ -379,16 +365,10 @@ static PyObject *links(PyObject *self, PyObject *args) {
             bad++;
             continue;
         }
-        PyObject *link = link_type->tp_alloc(link_type, 0);
-        if (link == NULL) goto fail;
         PyObject *values[LINK_FIELDS] = {url, PyTuple_GET_ITEM(c, 3), rel, tag, href_name,
                                          PyTuple_GET_ITEM(target, 1),
                                          (flags & REL_NOFOLLOW) ? Py_True : Py_False};
-        for (int k = 0; k < LINK_FIELDS; k++)
-            *(PyObject **)((char *)link + link_offsets[k]) = Py_NewRef(values[k]);
-        int rc = PyList_Append(out, link);
-        Py_DECREF(link);
-        if (rc < 0) goto fail;
+        if (append_link(out, values) < 0) goto fail;
     }
     Py_DECREF(targets);
     PyObject *made = PyList_AsTuple(out);

@@ -32,6 +32,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include "_ascii.h"
 
 /* ---- Lexbor 3.1.0 struct layouts (read-only views) ---------------------------- */
 
@@ -284,23 +285,9 @@ static int value_equals(const lxattr *a, const char *s) {
     return v != NULL && v->length == n && memcmp(v->data, s, n) == 0;
 }
 
-static inline unsigned char ascii_lower(unsigned char c) {
-    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
-}
-
-/* ASCII whitespace (Infra): TAB, LF, FF, CR, SPACE */
-static inline int is_ascii_space(unsigned char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
 static int value_equals_ascii_ci(const lxattr *a, const char *s) {
     const lxstr *v = attr_value(a);
-    size_t n = strlen(s);
-    if (v == NULL || v->length != n) return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (ascii_lower(v->data[i]) != (unsigned char)s[i]) return 0;
-    }
-    return 1;
+    return v != NULL && ascii_ci_equals(v->data, v->length, s);
 }
 
 /* ---- UTF-8 and Python's str.strip() -------------------------------------------- */
@@ -1331,18 +1318,9 @@ static PyObject *child_text(const lxnode *n, buf_t *tmp) {
 /* Whether the value holds `word` (ASCII lowercase) as a keyword: split on ASCII
  * whitespace, compared ASCII case-insensitively (tree.rel_keywords). */
 static int has_keyword(const lxstr *v, const char *word) {
-    if (v == NULL) return 0;
-    size_t len = strlen(word), i = 0, n = v->length;
-    const unsigned char *s = v->data;
-    while (i < n) {
-        while (i < n && is_ascii_space(s[i])) i++;
-        size_t start = i;
-        while (i < n && !is_ascii_space(s[i])) i++;
-        if (i - start == len) {
-            size_t j = 0;
-            while (j < len && ascii_lower(s[start + j]) == (unsigned char)word[j]) j++;
-            if (j == len) return 1;
-        }
+    size_t at = 0, len;
+    for (const unsigned char *k; v != NULL && (k = next_keyword(v->data, v->length, &at, &len)) != NULL;) {
+        if (ascii_ci_equals(k, len, word)) return 1;
     }
     return 0;
 }
@@ -1362,10 +1340,8 @@ static int wanted_key(const lxstr *v) {
     while (start < end && is_ascii_space(v->data[start])) start++;
     while (end > start && is_ascii_space(v->data[end - 1])) end--;
     for (Py_ssize_t k = 0; k < meta_key_count; k++) {
-        if (meta_key_len[k] != end - start) continue;
-        size_t j = 0;
-        while (j < end - start && ascii_lower(v->data[start + j]) == (unsigned char)meta_keys[k][j]) j++;
-        if (j == end - start) return 1;
+        if (meta_key_len[k] == end - start && ascii_ci_equals(v->data + start, end - start, meta_keys[k]))
+            return 1;
     }
     return 0;
 }
