@@ -295,7 +295,7 @@ static int rel_flags(PyObject *rel) {
 
 /* links(candidates, base, has_domain, internal_of, internal_fn, reencode, reencode_all)
  *   -> (tuple of Link, bad)
- * candidates: [(tag, href, rel, text)] as walk.links gives them; base: the base URL as
+ * candidates: [(tag, href, rel, text)] as walk.document gives them; base: the base URL as
  * UTF-8 bytes or None; has_domain: whether the page has a registered domain (else every
  * internal flag is None); internal_of: {host: internal} (read and filled); internal_fn:
  * host -> internal for a host not in it; reencode: (href, url) -> url in the document's

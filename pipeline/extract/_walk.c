@@ -538,7 +538,7 @@ static PyObject *link_tuple(lxnode *n, PyObject *tag, buf_t *tmp, buf_t *collaps
     return item;
 }
 
-/* The links walk's per-node work (py_links; py_document shares it). */
+/* The links walk's per-node work and state (py_document). */
 typedef struct {
     PyObject *out;
     buf_t tmp, collapsed;
@@ -570,23 +570,6 @@ static void links_free(links_t *st) {
 static inline lxnode *next_after(lxnode *n, lxnode *root) {
     while (n != NULL && n != root && n->next == NULL) n = n->parent;
     return (n == NULL || n == root) ? NULL : n->next;
-}
-
-static PyObject *py_links(PyObject *self, PyObject *args) {
-    unsigned long long root_id;
-    links_t st = {0};
-    if (!PyArg_ParseTuple(args, "Kn", &root_id, &st.max_links)) return NULL;
-    if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
-    if ((st.out = PyList_New(0)) == NULL) return NULL;
-    FOR_EACH_NODE((lxnode *)(uintptr_t)root_id, n) {
-        if (links_visit(&st, n) < 0) {
-            links_free(&st);
-            return NULL;
-        }
-    }
-    PyObject *result = Py_BuildValue("(nnO)", st.elements, st.candidates, st.out);
-    links_free(&st);
-    return result;
 }
 
 /* ---- main text --------------------------------------------------------------- */
@@ -1346,7 +1329,7 @@ static int wanted_key(const lxstr *v) {
     return 0;
 }
 
-/* The metadata walk's state and per-node work (py_head; py_document shares it). */
+/* The metadata walk's per-node work and state (py_document). */
 typedef struct {
     PyObject *metas, *links, *base_href, *title, *html_lang;
     int seen_html;
@@ -1398,24 +1381,6 @@ static void head_free(head_t *st) {
     Py_XDECREF(st->title);
     Py_XDECREF(st->html_lang);
     PyMem_Free(st->tmp.data);
-}
-
-/* head(root_mem_id) -> (metas, base_href, title, links, html_lang): what
- * pipeline.extract.meta.head_facts reads through selectolax, in one walk. */
-static PyObject *py_head(PyObject *self, PyObject *args) {
-    unsigned long long root_id;
-    if (!PyArg_ParseTuple(args, "K", &root_id)) return NULL;
-    if (!configured || !head_configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
-    head_t st = {0};
-    PyObject *result = NULL;
-    if ((st.metas = PyList_New(0)) == NULL || (st.links = PyList_New(0)) == NULL) goto done;
-    FOR_EACH_NODE((lxnode *)(uintptr_t)root_id, n) {
-        if (head_visit(&st, n) < 0) goto done;
-    }
-    result = head_result(&st);
-done:
-    head_free(&st);
-    return result;
 }
 
 /* document(root_mem_id, max_links) -> (elements, link elements, candidates, head): links()
@@ -1623,10 +1588,6 @@ static PyMethodDef methods[] = {
      "configure_head((meta, base, title, html, head, body, svg, math), integration_point_ids, meta_keys)"},
     {"document", py_document, METH_VARARGS,
      "document(root, max_links) -> (elements, link elements, candidates, head facts)"},
-    {"head", py_head, METH_VARARGS,
-     "head(root_mem_id) -> ([(property, name, content)], base_href, title, [(href, rel)], html_lang)"},
-    {"links", py_links, METH_VARARGS,
-     "links(root_mem_id, max_links) -> (elements, candidates, [(tag, href, rel, text), ...])"},
     {"main_text", py_main_text, METH_VARARGS,
      "main_text(body_mem_id, drop_tags, drop_hidden, prune_patterns, prefer_article, "
      "max_share, article_min_share, prefix_chars) -> (blocks of the scope, visible text "

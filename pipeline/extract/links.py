@@ -29,7 +29,7 @@ def link_candidates(found: Scan, max_links: int) -> list[LinkCandidate]:
     """(tag, href, rel, text) of the ``a``, ``area`` and ``link`` elements with an href
     among the first ``max_links`` of them, in tree order — text is the anchor's text
     (``node.text()``) or the ``alt`` of an ``area``, whitespace collapsed; "" for a ``link``. The pure-Python
-    reference of :func:`pipeline.extract.walk.links`.
+    reference of :func:`pipeline.extract.walk.document`'s link candidates.
     """
     out = []
     a_id, area_id = _A_ID, _AREA_ID

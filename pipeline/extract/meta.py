@@ -81,7 +81,7 @@ def document_base_url(href: str | None, url: str | None, encoding: str) -> tuple
 class HeadFacts:
     """What metadata reads off the tree (attribute values as written; None when absent or
     value-less): :func:`head_facts` through selectolax, or the compiled walk
-    (:func:`pipeline.extract.walk.head`) in one pass."""
+    (:func:`pipeline.extract.walk.document`) in one pass."""
 
     metas: list[tuple[str | None, str | None, str]]  # (property, name, content): a content, a wanted key
     base_href: str | None  # the href of the first base element that has one
@@ -165,7 +165,5 @@ def extract_metadata(facts: HeadFacts, url: str | None, encoding: str) -> Metada
 
 
 def _canonical(links: list[tuple[str, str | None]], base_url: str | None, encoding: str) -> str | None:
-    for href, rel in links:
-        if "canonical" in rel_keywords(rel):
-            return resolve_url(href, base_url, encoding)
-    return None
+    # HeadFacts.links holds only canonical links (both paths filter): the first one wins
+    return resolve_url(links[0][0], base_url, encoding) if links else None

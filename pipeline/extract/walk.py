@@ -100,31 +100,16 @@ def _configure() -> None:
 _INTEGRATION_POINTS = tuple(sorted({name.lower() for name in tree_integration_points}))
 
 
-def head(tree: LexborHTMLParser) -> HeadFacts:
-    """:func:`pipeline.extract.meta.head_facts` in one compiled walk."""
-    root = tree.root
-    if root is None:
-        return HeadFacts([], None, None, [], None)
-    return HeadFacts(*_walk.head(root.mem_id))
-
-
 def document(tree: LexborHTMLParser, max_links: int) -> tuple[int, int, list[LinkCandidate], HeadFacts]:
-    """:func:`links` and :func:`head` in one walk of the tree."""
+    """What the links and metadata read, in one compiled walk: (elements in the document,
+    a/area/link elements, the candidates with an href among the first ``max_links`` of
+    them, in tree order — ``scan`` + ``link_candidates`` on the Python path — and
+    :func:`pipeline.extract.meta.head_facts`' facts)."""
     root = tree.root
     if root is None:
         return 0, 0, [], HeadFacts([], None, None, [], None)
     elements, total, candidates, facts = _walk.document(root.mem_id, max_links)
     return elements, total, candidates, HeadFacts(*facts)
-
-
-def links(tree: LexborHTMLParser, max_links: int) -> tuple[int, int, list[LinkCandidate]]:
-    """(elements in the document, a/area/link elements, the candidates with an href among
-    the first ``max_links`` of them), in tree order — what ``scan`` + ``link_candidates``
-    give on the Python path."""
-    root = tree.root
-    if root is None:
-        return 0, 0, []
-    return _walk.links(root.mem_id, max_links)
 
 
 def unclosed_nesting(data: bytes) -> int:
@@ -194,20 +179,13 @@ def _self_test() -> None:
     from pipeline.extract.options import ExtractOptions
     from pipeline.extract.tree import parse_document, scan
 
-    found = scan(parse_document(SELF_TEST_HTML))
-    expected_links = py_links.link_candidates(found, 10_000)
-    got = links(parse_document(SELF_TEST_HTML), 10_000)
-    if got != (found.elements, len(found.links), expected_links):
-        raise RuntimeError(f"links differ: {got!r} != {expected_links!r}")
     for html in (SELF_TEST_HTML, SELF_TEST_HEAD_HTML):
-        expected_head, got_head = head_facts(scan(parse_document(html))), head(parse_document(html))
-        if got_head != expected_head:
-            raise RuntimeError(f"head differs: {got_head!r} != {expected_head!r}")
         found = scan(parse_document(html))
-        expected_document = (found.elements, len(found.links), py_links.link_candidates(found, 10_000),
-                             expected_head)
-        if document(parse_document(html), 10_000) != expected_document:
-            raise RuntimeError(f"document differs on {html[:40]!r}")
+        expected = (found.elements, len(found.links), py_links.link_candidates(found, 10_000),
+                    head_facts(found))
+        got = document(parse_document(html), 10_000)
+        if got != expected:
+            raise RuntimeError(f"links or head facts differ: {got!r} != {expected!r}")
     for switches in range(16):
         on = [bool(switches & (1 << i)) for i in range(4)]
         options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1],

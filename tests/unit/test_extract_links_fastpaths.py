@@ -153,7 +153,7 @@ def test_links_in_one_c_call_on_the_article_pages(monkeypatch: pytest.MonkeyPatc
     assert len(pages) == 181
     total = 0
     for _, url, html, _ in pages:
-        _, count, candidates = walk.links(parse_document(html), 10_000)
+        _, count, candidates, _ = walk.document(parse_document(html), 10_000)
         for encoding in ("UTF-8", "windows-1252"):
             from pipeline.extract import links
 
