@@ -1,7 +1,7 @@
 """Parquet sinks: an explicit schema, row-group batching, written to a temp file then renamed.
 
-A part is either complete under its final name or absent: ``os.replace`` is atomic on one
-file system, so a killed run leaves only ``.tmp`` files, which ``--resume`` removes.
+A part is either complete under its final name or absent (:mod:`pipeline.sinks.files`): a
+killed run leaves only ``.tmp`` files, which ``--resume`` removes by name.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from pipeline.sinks.files import commit, tmp_path
 
 #: Rows buffered before a row group is written (bounds memory per worker: measured peak RSS
 #: per worker 434 MB with 2,000 rows, 343 MB with 500, of which 172 MB is code and models).
@@ -42,11 +44,6 @@ def use_reusing_memory_pool() -> str:
     return pool.backend_name
 
 
-def part_path(out: Path, table: str, run_id: str, rank: int) -> Path:
-    """Where rank ``rank`` of ``run_id`` writes ``table`` (hive partition ``run_id=...``)."""
-    return out / table / f"run_id={run_id}" / f"part-{rank:05d}.parquet"
-
-
 class ParquetSink:
     """Writes rows of one table to one part file, atomically on :meth:`close`."""
 
@@ -58,7 +55,7 @@ class ParquetSink:
         # The string columns, measured per row (not every value tested for its type).
         self._text_columns = tuple(f.name for f in schema
                                    if pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
-        self.tmp = path.with_name(f".{path.name}.tmp")
+        self.tmp = tmp_path(path)
         self.rows_written = 0
         self._buffer: list[dict[str, Any]] = []
         self._buffer_bytes = 0
@@ -95,10 +92,14 @@ class ParquetSink:
         self._flush()
         assert self._writer is not None
         self._writer.close()
-        os.replace(self.tmp, self.path)
+        self._writer = None
+        commit(self.tmp, self.path)
 
     def abort(self) -> None:
         """Drop the partial file."""
-        if self._writer is not None:
-            self._writer.close()
-        self.tmp.unlink(missing_ok=True)
+        try:
+            if self._writer is not None:
+                self._writer.close()
+        finally:
+            self._writer = None
+            self.tmp.unlink(missing_ok=True)
