@@ -117,14 +117,16 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
         rows = _rows(raw, resp, decoded, fields, score, garbled, rules, run_id)
     except Exception as exc:
         return _error(raw, "sink", exc)
-    partial = _partial_errors(raw, decoded, fields)
+    partial = partial_errors(raw, decoded, fields)
     rule = _matched_rule(raw, decoded, rules)
     if partial or rule is not None:
         rows = Rows(rows.record, rows.links, partial, rule)
     return rows
 
 
-def _partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple[RecordError, ...]:
+def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple[RecordError, ...]:
+    """The parts of a record that failed although its row is written: an internal error in
+    the encoding decision, each failed extraction part."""
     # decide() never raises: an internal error leaves a signal and the browser default.
     found = [
         ("encoding", "encoding-decision-failed",
