@@ -387,8 +387,8 @@ def _check(out: Path, run_id: str, done: list[TaskStats]) -> list[str]:
         found: dict[int, int] = {}
         entries = sorted(folder.iterdir()) if folder.is_dir() else []
         for entry in entries:
-            if entry.name.startswith("."):
-                continue
+            if entry.name.startswith(".") or not entry.name.endswith(".parquet"):
+                continue  # what readers of the tables skip (they read */*.parquet)
             match = _PART.fullmatch(entry.name)
             if match is None or int(match.group(1)) not in expected[table]:
                 problems.append(f"{entry}: a file no task of this run wrote")
