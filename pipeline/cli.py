@@ -63,8 +63,11 @@ def main(
 
 
 def _say(label: str, message: str, style: str = "red") -> None:
-    """One line on stderr: a styled label, then ``message`` exactly as written."""
-    console.print(Text.assemble((label, style), " ", message))
+    """One line on stderr: a styled label, then ``message`` exactly as written (a file name
+    that is not UTF-8 with ``\\xNN`` escapes)."""
+    from pipeline.sources.inputs import writable_name
+
+    console.print(Text.assemble((label, style), " ", writable_name(message)))
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -158,9 +161,9 @@ def run(
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
-    if isinstance(planned, NothingToResume):
-        _say("nothing to do:", planned.message, "yellow")
-        raise typer.Exit(exit_codes.OK)
+    except NothingToResume as exc:
+        _say("nothing to do:", str(exc), "yellow")
+        raise typer.Exit(exit_codes.OK) from None
     summary = _execute(planned, execute, inputs, quiet)
     _print_summary(summary)
     if not summary.invariant_ok:

@@ -36,16 +36,18 @@ def count(out: Path, table: str, run_id: str, where: str = "true") -> int:
     files = sorted((out / table / f"run_id={run_id}").glob("*.parquet"))
     if not files:
         return 0
-    rel = duckdb.sql(f"select count(*) from read_parquet({[str(f) for f in files]}) where {where}")
-    ((n,),) = rel.fetchall()
+    ((n,),) = duckdb.execute(
+        f"select count(*) from read_parquet(?) where {where}", [[str(f) for f in files]]
+    ).fetchall()
     return int(n)
 
 
 def runs_row(out: Path, run_id: str) -> dict[str, Any]:
     """The ``runs`` row of ``run_id``, its ``config`` JSON decoded."""
-    rel = duckdb.sql(f"select * from read_parquet('{out}/runs/run_id={run_id}/*.parquet')")
-    (values,) = rel.fetchall()
-    row = dict(zip(rel.columns, values, strict=True))
+    cursor = duckdb.execute("select * from read_parquet(?)",
+                            [str(out / "runs" / f"run_id={run_id}" / "part-00000.parquet")])
+    (values,) = cursor.fetchall()
+    row = dict(zip([d[0] for d in cursor.description], values, strict=True))
     row["config"] = json.loads(row["config"])
     return row
 

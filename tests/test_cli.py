@@ -19,7 +19,7 @@ def test_run_on_the_sample_writes_every_table(tmp_path: Path) -> None:
     result = redecode("run", str(SAMPLE), "--out", str(out), "--run-id", "t", "-q")
     assert result.returncode == 0, result.stderr
     counts = dict(
-        duckdb.sql(
+        duckdb.execute(
             f"select encoding_source, count(*) from read_parquet('{out}/records/*/*.parquet', "
             "hive_partitioning=true) group by 1"
         ).fetchall()
@@ -36,7 +36,7 @@ def test_run_with_the_sample_rules_uses_the_rule(tmp_path: Path) -> None:
     result = redecode("run", str(SAMPLE), "--out", str(out), "--run-id", "r", "-q",
                       "--rules", str(SAMPLE / "rules.toml"))
     assert result.returncode == 0, result.stderr
-    ((rule_rows,),) = duckdb.sql(
+    ((rule_rows,),) = duckdb.execute(
         f"select count(*) from read_parquet('{out}/records/*/*.parquet') where encoding_source = 'rule'"
     ).fetchall()
     assert rule_rows > 0

@@ -181,7 +181,9 @@ def test_a_second_writer_is_refused_and_a_dead_writers_lock_is_taken_over(tmp_pa
     lock = out / "_runs" / "L" / "_lock"
     deadline = time.monotonic() + 60
     while not lock.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
+        time.sleep(0.005)
+    os.killpg(first.pid, signal.SIGSTOP)  # hold it mid-run, whatever the machine's speed
+    assert first.poll() is None, "the run ended before the second writer came"
     second = redecode("run", *inputs, "--out", str(out), "-q", "--run-id", "L", "--resume")
     assert second.returncode == 2, second.stderr
     assert f"being written by pid {first.pid} on host" in second.stderr
@@ -276,17 +278,20 @@ def test_a_signal_leaves_no_temporary_file_unlocks_and_says_how_to_resume(
     inputs = []
     for n in range(2):  # one per worker; a part's temporary file appears at 500 rows
         inputs.append(str(tmp_path / f"in-{n}.warc.gz"))
-        write_warc(Path(inputs[-1]), 520, seed=f"t{n}")
+        write_warc(Path(inputs[-1]), 900, seed=f"t{n}")
     out = tmp_path / "o"
     proc = start("run", *inputs, "--out", str(out), "-q", "--run-id", "T", "--workers", "2")
     deadline = time.monotonic() + 60
     while not list(out.glob("*/run_id=T/.part-*.parquet.tmp")) and time.monotonic() < deadline:
-        time.sleep(0.01)
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGSTOP)  # hold the run mid-write, whatever the machine's speed
     assert proc.poll() is None, "the run ended before it could be interrupted"
+    assert list(out.glob("*/run_id=T/.part-*.parquet.tmp"))
     if signum == signal.SIGINT:
         os.killpg(proc.pid, signum)  # Ctrl-C reaches the whole process group
     else:
         os.kill(proc.pid, signum)  # `kill PID` reaches the main process only
+    os.killpg(proc.pid, signal.SIGCONT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signum, stderr
     assert "Traceback" not in stderr
@@ -294,9 +299,11 @@ def test_a_signal_leaves_no_temporary_file_unlocks_and_says_how_to_resume(
     assert list(out.rglob("*.tmp")) == []
     assert not (out / "_runs" / "T" / "_lock").exists()
     assert all(readers_of(Path(p)) == [] for p in inputs)  # no worker left reading
+    if signum == signal.SIGINT:
+        return  # resuming is the same after either signal
     resumed = redecode("run", *inputs, "--out", str(out), "-q", "--run-id", "T", "--resume")
     assert resumed.returncode == 0, resumed.stderr
-    assert count(out, "records", "T") == 1040
+    assert count(out, "records", "T") == 1800
 
 
 def _file_size_limit(limit: int):  # type: ignore[no-untyped-def]
@@ -328,3 +335,15 @@ def test_corrupt_run_metadata_is_a_clear_error(tmp_path: Path, good: Path) -> No
     result = redecode("run", str(good), "--out", str(out), "-q", "--run-id", "C", "--resume")
     assert result.returncode == 2 and no_traceback(result)
     assert result.stderr.startswith(f"error: {meta}: corrupt run metadata")
+
+
+def test_a_file_name_that_is_not_utf8_is_written_with_escapes(tmp_path: Path) -> None:
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    name = os.fsdecode(b"caf\xe9.warc.gz")  # Latin-1 bytes: lone surrogates in Python
+    write_warc(crawl / name, 2, seed="n")
+    out = tmp_path / "o"
+    result = redecode("run", str(crawl), "--out", str(out), "-q", "--run-id", "n")
+    assert result.returncode == 0 and no_traceback(result), result.stderr
+    assert count(out, "records", "n", f"warc_filename = '{crawl}/caf\\xe9.warc.gz'") == 2
+    assert runs_row(out, "n")["inputs"] == [f"{crawl}/caf\\xe9.warc.gz"]

@@ -18,7 +18,7 @@ import pytest
 from pipeline.encoding.decision import Decoded, EncodingDecision, Signal
 from pipeline.extract import extract
 from pipeline.rules import load_rules
-from pipeline.runners.local import RunSummary, run
+from pipeline.runners.local import run
 from pipeline.runners.task import StrictModeError
 from pipeline.runners.worker import partial_errors
 from pipeline.sources.record import RawRecord
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def table_rows(out: Path, table: str, run_id: str) -> list[tuple]:
     """All rows of one run's table, run_id dropped, sorted (order across parts is not fixed)."""
-    rel = duckdb.sql(
+    rel = duckdb.execute(
         f"select * exclude (run_id) from read_parquet('{out}/{table}/run_id={run_id}/*.parquet')"
     )
     return sorted(rel.fetchall(), key=repr)
@@ -54,7 +54,7 @@ def test_counts_reconcile_with_the_rows_written(tmp_path: Path, crawl: list[str]
     assert summary.skipped == {"request": 63}
     assert summary.written == 63 and summary.errors == 0
     assert len(table_rows(out, "records", "r1")) == 63
-    runs = duckdb.sql(f"select records_seen, invariant_ok from read_parquet('{out}/runs/*/*.parquet')")
+    runs = duckdb.execute(f"select records_seen, invariant_ok from read_parquet('{out}/runs/*/*.parquet')")
     assert runs.fetchall() == [(126, True)]
 
 
@@ -117,7 +117,7 @@ def test_every_warc_sample_is_accounted_and_the_invariant_holds(tmp_path: Path, 
         for data in (json.loads(p.read_text()) for p in (out / "_runs" / "ws" / "_stats").glob("*.json"))
     }
     assert len(seen) == 42 and min(seen.values()) > 0, seen
-    ((error_rows,),) = duckdb.sql(
+    ((error_rows,),) = duckdb.execute(
         f"select count(*) from read_parquet('{out}/errors/run_id=ws/*.parquet')"
     ).fetchall()
     assert error_rows == summary.errors > 0  # the broken files are in the errors table
@@ -156,16 +156,15 @@ def test_no_single_record_stops_a_run_and_resume_passes(tmp_path: Path) -> None:
     inputs = hostile_crawl(tmp_path / "crawl")
     out = tmp_path / "out"
     summary = run(inputs, out, load_rules(None), workers=2, run_id="h")
-    assert isinstance(summary, RunSummary)
     assert summary.invariant_ok, summary.problems
     assert (summary.seen, summary.written, summary.errors) == (7, 5, 2)
-    errors = duckdb.sql(
+    errors = duckdb.execute(
         f"select error_type, message from read_parquet('{out}/errors/run_id=h/*.parquet') order by 1"
     ).fetchall()
     assert [e[0] for e in errors] == ["sink-invalid-row", "source-cc-metadata-invalid"]
     assert "fetch_status: 1099511627776 does not fit int32" in errors[0][1]
     assert "nested too deeply" in errors[1][1]
-    ((times,),) = duckdb.sql(
+    ((times,),) = duckdb.execute(
         f"select list(fetch_time is null order by url) from read_parquet('{out}/records/run_id=h/*.parquet') "
         "where url like 'http://a.example/%'"
     ).fetchall()
@@ -174,7 +173,7 @@ def test_no_single_record_stops_a_run_and_resume_passes(tmp_path: Path) -> None:
     for marker in [*(out / "_runs" / "h" / "_completions").iterdir(), out / "_runs" / "h" / "_finished"]:
         marker.unlink()
     resumed = run(inputs, out, load_rules(None), workers=2, run_id="h", resume=True)
-    assert isinstance(resumed, RunSummary) and resumed.invariant_ok, resumed.problems
+    assert resumed.invariant_ok, resumed.problems
     assert resumed.resumed_files == 0 and (resumed.written, resumed.errors) == (5, 2)
 
 
@@ -187,13 +186,13 @@ def test_a_part_that_failed_in_a_written_record_is_an_errors_row_counted_apart(t
     ])
     out = tmp_path / "out"
     summary = run([str(tmp_path / "deep.warc.gz")], out, load_rules(None), workers=1, run_id="p")
-    assert isinstance(summary, RunSummary) and summary.invariant_ok, summary.problems
+    assert summary.invariant_ok, summary.problems
     assert (summary.written, summary.errors, summary.partial_errors) == (2, 0, 1)
-    ((stage, error_type, partial, record_id),) = duckdb.sql(
+    ((stage, error_type, partial, record_id),) = duckdb.execute(
         f"select stage, error_type, is_partial, record_id from read_parquet('{out}/errors/run_id=p/*.parquet')"
     ).fetchall()
     assert (stage, error_type, partial, record_id) == ("extract", "extract-parse-failed", True, "<urn:uuid:p1>")
-    runs_row = duckdb.sql(
+    runs_row = duckdb.execute(
         f"select errors, partial_errors from read_parquet('{out}/runs/run_id=p/*.parquet')").fetchall()
     assert runs_row == [(0, 1)]
     with pytest.raises(StrictModeError, match="extract-parse-failed"):
@@ -264,7 +263,7 @@ def test_a_file_whose_worker_dies_twice_is_an_errors_row_and_exit_3(tmp_path: Pa
     assert proc.returncode == 3, stderr
     assert f"unreadable: {victim}: runner-worker-died: the worker process reading this file was " \
            "killed by signal 9 (SIGKILL" in stderr
-    rows = duckdb.sql(
+    rows = duckdb.execute(
         f"select warc_filename, warc_record_offset, stage, error_type "
         f"from read_parquet('{out}/errors/run_id=k2/*.parquet')").fetchall()
     assert rows == [(str(victim), None, "runner", "runner-worker-died")]

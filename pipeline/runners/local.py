@@ -50,7 +50,7 @@ from pipeline.runners.startup import start_worker
 from pipeline.runners.task import Task, TaskStats, read_stats, run_task
 from pipeline.schema import RUNS
 from pipeline.sinks.files import commit, tmp_path, write_atomic
-from pipeline.sources.inputs import expand_inputs
+from pipeline.sources.inputs import expand_inputs, writable_name
 
 #: Runs tasks somewhere and yields their stats as they finish (local pool, Spark, ...).
 Executor = Callable[[list[Task], int, "ProgressFn | None"], Iterator[TaskStats]]
@@ -127,11 +127,8 @@ class RunSummary:
         return sum(self.skipped.values())
 
 
-@dataclass(frozen=True, slots=True)
-class NothingToResume:
-    """``--resume`` found no unfinished run to continue; nothing was written."""
-
-    message: str
+class NothingToResume(Exception):
+    """``--resume`` found no unfinished run to continue; nothing was written (exit code 0)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,10 +162,11 @@ def plan(
     columns: dict[str, str] | None = None,
     config_sources: dict[str, str] | None = None,
     strict: bool = False,
-) -> RunPlan | NothingToResume:
+) -> RunPlan:
     """Check a run before anything is written; :class:`RunRefused` (exit code 2) names what
     is wrong: a bad run id or ``--out``, a missing input, a run id already used (without
-    ``--resume``/``--overwrite``), a run to resume that was started differently."""
+    ``--resume``/``--overwrite``), a run to resume that was started differently.
+    :class:`NothingToResume` when ``resume`` finds the run already finished."""
     out = Path(out)
     if workers is not None and workers < 1:
         raise RunRefused(f"--workers {workers}: at least 1")
@@ -192,10 +190,7 @@ def plan(
     if not files:
         raise RunRefused("no input files" + (f" in {', '.join(inputs)}" if inputs else ""))
     if resume:
-        found = _find_run_to_resume(out, files, rules, run_id)
-        if isinstance(found, NothingToResume):
-            return found
-        run_id = found
+        run_id = _find_run_to_resume(out, files, rules, run_id)
     elif run_id is not None and not overwrite and (
         existing_files(out, run_id) or config_path(out, run_id).exists()
     ):
@@ -262,8 +257,9 @@ def _runs_in(out: Path) -> list[tuple[str, dict[str, Any]]]:
 
 def _find_run_to_resume(
     out: Path, files: list[str], rules: Rules, run_id: str | None
-) -> str | NothingToResume:
-    """The run ``--resume`` continues, or why there is none."""
+) -> str:
+    """The run ``--resume`` continues; :class:`NothingToResume` or :class:`RunRefused` why
+    there is none."""
     if run_id is not None:
         path = config_path(out, run_id)
         if not path.exists():
@@ -277,7 +273,7 @@ def _find_run_to_resume(
                 "with the same ones, or --overwrite it"
             )
         if finished_marker(out, run_id).exists():
-            return NothingToResume(f"run {run_id} in {out} has finished; nothing to resume")
+            raise NothingToResume(f"run {run_id} in {out} has finished; nothing to resume")
         return run_id
     same = [(rid, data) for rid, data in _runs_in(out)
             if data.get("inputs") == files and data.get("rules_version") == rules.version]
@@ -288,7 +284,7 @@ def _find_run_to_resume(
         )
     newest, _ = same[0]
     if finished_marker(out, newest).exists():
-        return NothingToResume(
+        raise NothingToResume(
             f"the newest run of these inputs and rules in {out}, {newest}, has finished; "
             "nothing to resume (drop --resume to start a new run)"
         )
@@ -467,16 +463,15 @@ def run(
     config_sources: dict[str, str] | None = None,
     executor: Executor | None = None,
     strict: bool = False,
-) -> RunSummary | NothingToResume:
+) -> RunSummary:
     """Decode every input into ``out`` (:func:`plan`, then :func:`execute`); returns the
-    summary (also written to ``runs``), or :class:`NothingToResume`."""
+    summary (also written to ``runs``). Raises :class:`RunRefused` and
+    :class:`NothingToResume` as :func:`plan` does."""
     planned = plan(
         inputs, out, rules, workers=workers, run_id=run_id, resume=resume, overwrite=overwrite,
         allow_missing=allow_missing, columns=columns, config_sources=config_sources,
         strict=strict,
     )
-    if isinstance(planned, NothingToResume):
-        return planned
     return execute(planned, progress=progress, executor=executor)
 
 
@@ -491,7 +486,7 @@ def _write_runs_row(
         "rules_version": rules.version,
         "rules_sha256": rules.source_sha256,
         "policy": rules.encoding.policy,
-        "inputs": list(summary.inputs),
+        "inputs": [writable_name(path) for path in summary.inputs],
         "files": summary.files,
         "records_seen": summary.seen,
         "records_written": summary.written,
@@ -503,7 +498,7 @@ def _write_runs_row(
         "bytes_read": summary.bytes_read,
         "seconds": summary.seconds,
         "invariant_ok": summary.invariant_ok,
-        "config": json.dumps(config, sort_keys=True, ensure_ascii=False),
+        "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
     }
     path = part_path(out, "runs", summary.run_id, 0)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -109,9 +109,9 @@ def finished_marker(out: Path, run_id: str) -> Path:
 
 
 def write_json(path: Path, data: Any, *, durable: bool = True) -> None:
-    """:func:`~pipeline.sinks.files.write_atomic` of ``data`` as JSON."""
-    write_atomic(path, json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1).encode(),
-                 durable=durable)
+    """:func:`~pipeline.sinks.files.write_atomic` of ``data`` as JSON (ASCII: a file name
+    that is not UTF-8 survives as ``\\udcNN`` escapes and reads back the same)."""
+    write_atomic(path, json.dumps(data, sort_keys=True, indent=1).encode(), durable=durable)
 
 
 def read_json(path: Path) -> Any:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.rules import Rules
-from pipeline.runners.local import NothingToResume, RunSummary
+from pipeline.runners.local import RunSummary
 from pipeline.runners.local import run as run_tasks
 from pipeline.runners.progress import ProgressFn
 from pipeline.runners.startup import run_pickled_task
@@ -48,7 +48,7 @@ def run_spark(
     *,
     run_id: str | None = None,
     resume: bool = False,
-) -> RunSummary | NothingToResume:
+) -> RunSummary:
     """Decode ``inputs`` into ``out`` with a SparkSession (pyspark is an optional extra)."""
     return run_tasks(
         inputs, Path(out).resolve(), rules, run_id=run_id, resume=resume,

@@ -5,10 +5,9 @@ task's parts land atomically, then its stats, then its completion marker, so ``-
 can trust a marker.
 
 Every record is counted once: ``seen = written + skipped + errors``. A record that fails
-any stage, or whose row cannot be written (checked against the schema before it is
-buffered, so one bad row never spoils a row group), is an ``errors`` row. A part that
-failed in a record that was still written is an ``errors`` row too, counted apart in
-``partial_errors``.
+any stage, or whose row Arrow cannot convert (found when its row group is converted; it
+never spoils the others), is an ``errors`` row. A part that failed in a record that was
+still written is an ``errors`` row too, counted apart in ``partial_errors``.
 """
 
 from __future__ import annotations
@@ -20,6 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from pipeline.errors import RecordError, Skip
 from pipeline.rules import Rules
@@ -33,7 +34,7 @@ from pipeline.runners.rundir import (
 )
 from pipeline.runners.worker import Rows, error_row, process_record
 from pipeline.schema import ERRORS, LINKS, RECORDS, UNIQUE_VALUED
-from pipeline.sinks.parquet import ParquetSink
+from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
 from pipeline.sinks.rowcheck import row_problem
 from pipeline.sources import iter_records
 from pipeline.sources.record import RawRecord
@@ -83,28 +84,127 @@ class TaskStats:
     rules_decided: dict[str, int] = field(default_factory=dict)
 
 
-class _Sinks:
-    """The task's three parts, counting what goes into each."""
+#: Link rows staged at most before the staged records are written with them.
+MAX_STAGED_LINKS = 8 * ROW_GROUP_ROWS
+#: What Arrow raises when a Python value does not convert to its column.
+_CONVERSION_ERRORS = (pa.ArrowException, OverflowError, TypeError, ValueError)
 
-    def __init__(self, task: Task) -> None:
+
+@dataclass(slots=True)
+class _Counts:
+    written: int = 0
+    errors: int = 0
+    partial_errors: int = 0
+    links: int = 0
+    sources: Counter[str] = field(default_factory=Counter)
+    matched: Counter[str] = field(default_factory=Counter)
+    decided: Counter[str] = field(default_factory=Counter)
+
+
+class _Writer:
+    """The task's three parts. Decoded records are staged with their links and partial errors
+    and written together once Arrow has converted them: a row Arrow refuses (a status above
+    int32, a lone surrogate, a missing column) costs its own record only, as an ``errors``
+    row (``sink-invalid-row``), never the row group it was in, and the three tables stay
+    consistent. Converting once per row group keeps the check free for good rows."""
+
+    def __init__(self, task: Task, counts: _Counts) -> None:
         out = Path(task.out)
-        self.run_id = task.run_id
+        self.task = task
+        self.counts = counts
         self.records, self.links, self.errors = (
             ParquetSink(part_path(out, name, task.run_id, task.rank), schema,
                         UNIQUE_VALUED.get(name, frozenset()))
             for name, schema in (("records", RECORDS), ("links", LINKS), ("errors", ERRORS))
         )
+        self._staged: list[Rows] = []
+        self._staged_links = 0
+        self._staged_text = 0
 
     def error(self, err: RecordError, *, partial: bool = False) -> None:
-        self.errors.write(error_row(err, self.run_id, partial=partial))
+        """Write an ``errors`` row (its strings made writable if they are not)."""
+        row = error_row(err, self.task.run_id, partial=partial)
+        if row_problem(row, ERRORS) is not None:
+            row = {k: v.encode("utf-8", "backslashreplace").decode() if isinstance(v, str) else v
+                   for k, v in row.items()}
+        self.errors.write(row)
+        if partial:
+            self.counts.partial_errors += 1
+        else:
+            self.counts.errors += 1
+
+    def stage(self, rows: Rows) -> None:
+        """Stage a decoded record; a full stage is written as one row group per table."""
+        self._staged.append(rows)
+        self._staged_links += len(rows.links)
+        self._staged_text += self.records.text_size(rows.record)
+        if (len(self._staged) >= ROW_GROUP_ROWS or self._staged_text >= ROW_GROUP_BYTES
+                or self._staged_links >= MAX_STAGED_LINKS):
+            self.flush()
+
+    def flush(self) -> None:
+        """Convert and write what is staged; a record Arrow refuses becomes an errors row."""
+        staged, self._staged = self._staged, []
+        self._staged_links = self._staged_text = 0
+        if not staged:
+            return
+        try:
+            tables = _tables(staged)
+        except _CONVERSION_ERRORS:  # rare: find the records that do not convert
+            good = []
+            for rows in staged:
+                refusal = _refusal(rows)
+                if refusal is None:
+                    good.append(rows)
+                    continue
+                record = rows.record
+                err = RecordError("sink", "sink-invalid-row", refusal, record["warc_filename"],
+                                  record["warc_record_offset"], record["record_id"])
+                _raise_if_strict(self.task, err)
+                self.error(err)
+            staged = good
+            tables = _tables(staged)
+        self.records.write_table(tables[0])
+        self.links.write_table(tables[1])
+        counts = self.counts
+        for rows in staged:
+            counts.written += 1
+            counts.links += len(rows.links)
+            source = rows.record["encoding_source"]
+            counts.sources[source] += 1
+            if rows.rule is not None:
+                counts.matched[str(rows.rule)] += 1
+                if source == "rule":
+                    counts.decided[str(rows.rule)] += 1
+            for part in rows.partial:
+                self.error(part, partial=True)
 
     def close(self) -> None:
+        self.flush()
         for sink in (self.records, self.links, self.errors):
             sink.close()
 
     def abort(self) -> None:
         for sink in (self.records, self.links, self.errors):
             sink.abort()
+
+
+def _tables(staged: list[Rows]) -> tuple[pa.Table, pa.Table]:
+    records = pa.Table.from_pylist([rows.record for rows in staged], schema=RECORDS)
+    links = pa.Table.from_pylist([link for rows in staged for link in rows.links], schema=LINKS)
+    return records, links
+
+
+def _refusal(rows: Rows) -> str | None:
+    """Why Arrow refuses ``rows`` (naming the table and column), or None."""
+    for table, schema, values in (("records", RECORDS, [rows.record]), ("links", LINKS, rows.links)):
+        try:
+            pa.Table.from_pylist(values, schema=schema)
+        except _CONVERSION_ERRORS as exc:
+            problems = (row_problem(value, schema) for value in values)
+            named = next((p for p in problems if p is not None), None)
+            return f"{table}.{named}" if named else f"{table}: {type(exc).__name__}: {exc}"
+    return None
 
 
 def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
@@ -114,12 +214,10 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     """
     started = time.monotonic()
     cpu_started = time.process_time()
-    sinks = _Sinks(task)
-    seen = written = errors = partial_errors = links = bytes_read = 0
+    counts = _Counts()
+    writer = _Writer(task, counts)
+    seen = bytes_read = 0
     skipped: Counter[str] = Counter()
-    sources: Counter[str] = Counter()
-    matched: Counter[str] = Counter()
-    decided: Counter[str] = Counter()
     first_error: RecordError | None = None
     read_any = False
     pending_records = pending_bytes = 0
@@ -129,9 +227,8 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
             seen += 1
             if isinstance(item, RecordError):
                 _raise_if_strict(task, item)
-                errors += 1
                 first_error = first_error or item
-                sinks.error(item)
+                writer.error(item)
                 continue
             read_any = True
             size = item.warc_record_length
@@ -139,39 +236,21 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
             pending_bytes += size
             outcome = process_record(item, task.rules, task.run_id)
             if isinstance(outcome, Rows):
-                problem = _rows_problem(outcome)
-                if problem is not None:
-                    outcome = RecordError("sink", "sink-invalid-row", problem, item.warc_filename,
-                                          item.warc_record_offset, item.record_id)
-            if isinstance(outcome, Rows):
                 for part in outcome.partial:
                     _raise_if_strict(task, part)
-                written += 1
-                record = outcome.record
-                sources[record["encoding_source"]] += 1
-                sinks.records.write(record)
-                sinks.links.write_many(outcome.links)
-                links += len(outcome.links)
-                for part in outcome.partial:
-                    sinks.error(part, partial=True)
-                partial_errors += len(outcome.partial)
-                if outcome.rule is not None:
-                    matched[str(outcome.rule)] += 1
-                    if record["encoding_source"] == "rule":
-                        decided[str(outcome.rule)] += 1
+                writer.stage(outcome)
             elif isinstance(outcome, Skip):
                 skipped[outcome.reason] += 1
             else:
                 _raise_if_strict(task, outcome)
-                errors += 1
-                sinks.error(outcome)
+                writer.error(outcome)
             pending_records += 1
             if progress is not None and pending_records >= PROGRESS_EVERY:
                 progress(pending_records, pending_bytes)
                 pending_records = pending_bytes = 0
-        sinks.close()
+        writer.close()
     except BaseException:
-        sinks.abort()
+        writer.abort()
         raise
     if progress is not None and (pending_records or pending_bytes):
         progress(pending_records, pending_bytes)
@@ -183,19 +262,19 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
         rank=task.rank,
         path=task.path,
         seen=seen,
-        written=written,
+        written=counts.written,
         skipped=dict(sorted(skipped.items())),
-        errors=errors,
-        partial_errors=partial_errors,
-        links=links,
+        errors=counts.errors,
+        partial_errors=counts.partial_errors,
+        links=counts.links,
         bytes_read=bytes_read,
         seconds=round(time.monotonic() - started, 3),
         cpu_seconds=round(time.process_time() - cpu_started, 3),
         peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        sources=dict(sorted(sources.items())),
+        sources=dict(sorted(counts.sources.items())),
         unreadable=unreadable,
-        rules_matched=dict(sorted(matched.items())),
-        rules_decided=dict(sorted(decided.items())),
+        rules_matched=dict(sorted(counts.matched.items())),
+        rules_decided=dict(sorted(counts.decided.items())),
     )
     _mark_complete(task, stats)
     return stats
@@ -211,27 +290,16 @@ def _records(path: str, columns: dict[str, str] | None) -> Iterator[RawRecord | 
                           f"reading stopped: {type(exc).__name__}: {exc}"[:2000], path)
 
 
-def _rows_problem(rows: Rows) -> str | None:
-    problem = row_problem(rows.record, RECORDS)
-    if problem is not None:
-        return f"records.{problem}"
-    for link in rows.links:
-        problem = row_problem(link, LINKS)
-        if problem is not None:
-            return f"links.{problem}"
-    return None
-
-
 def record_task_failure(task: Task, error: RecordError) -> TaskStats:
     """Write the parts of a task that could not run at all: empty ``records`` and ``links``,
     one file-level ``errors`` row, its stats and completion marker (the file counts as one
     record seen and lost, as an unreadable file does)."""
-    sinks = _Sinks(task)
+    writer = _Writer(task, _Counts())
     try:
-        sinks.error(error)
-        sinks.close()
+        writer.error(error)
+        writer.close()
     except BaseException:
-        sinks.abort()
+        writer.abort()
         raise
     stats = TaskStats(rank=task.rank, path=task.path, seen=1, written=0, errors=1,
                       unreadable=f"{error.error_type}: {error.message}")

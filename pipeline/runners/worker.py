@@ -28,6 +28,7 @@ from pipeline.extract import extract
 from pipeline.extract.fields import Extracted
 from pipeline.http.response import HttpResponse
 from pipeline.rules import Rules
+from pipeline.sources.inputs import writable_name
 from pipeline.sources.record import RawRecord
 from pipeline.urlhost import host_fields
 
@@ -185,7 +186,7 @@ def _rows(
     record = {
         "run_id": run_id,
         "record_id": raw.record_id,
-        "warc_filename": raw.warc_filename,
+        "warc_filename": writable_name(raw.warc_filename),
         "warc_record_offset": raw.warc_record_offset,
         "warc_record_length": raw.warc_record_length,
         "url": raw.url,
@@ -261,7 +262,7 @@ def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[s
     """An ``errors`` table row for a RecordError (``partial``: the record was still written)."""
     return {
         "run_id": run_id,
-        "warc_filename": err.warc_filename,
+        "warc_filename": writable_name(err.warc_filename),
         "warc_record_offset": err.offset,
         "record_id": err.record_id,
         "stage": err.stage,

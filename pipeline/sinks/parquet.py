@@ -61,13 +61,26 @@ class ParquetSink:
         self._buffer_bytes = 0
         self._writer: pq.ParquetWriter | None = None
 
+    def text_size(self, row: dict[str, Any]) -> int:
+        """The characters in ``row``'s string columns (what the row-group threshold counts)."""
+        # (map/filter keep the per-column loop in C: None and "" add nothing)
+        return sum(map(len, filter(None, map(row.get, self._text_columns))))
+
     def write(self, row: dict[str, Any]) -> None:
         """Buffer one row; a full buffer becomes a row group."""
         self._buffer.append(row)
-        # (map/filter keep the per-column loop in C: None and "" add nothing)
-        self._buffer_bytes += sum(map(len, filter(None, map(row.get, self._text_columns))))
+        self._buffer_bytes += self.text_size(row)
         if len(self._buffer) >= ROW_GROUP_ROWS or self._buffer_bytes >= ROW_GROUP_BYTES:
             self._flush()
+
+    def write_table(self, table: pa.Table) -> None:
+        """Write ``table`` (already converted to this schema) as one row group, after what
+        :meth:`write` buffered."""
+        self._flush()
+        assert self._writer is not None
+        if table.num_rows:
+            self._writer.write_table(table)
+            self.rows_written += table.num_rows
 
     def write_many(self, rows: list[dict[str, Any]]) -> None:
         """:meth:`write` for each of ``rows`` (a page's links), in order."""

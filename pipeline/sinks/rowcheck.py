@@ -1,10 +1,11 @@
-"""Check a row against its table's schema before it is buffered, so that one bad row becomes
-an ``errors`` row instead of failing a whole row group when Arrow converts it.
+"""Say why a row cannot be written as a row of its table's schema, naming the column.
 
-The checks are what Arrow's conversion would refuse, made a little stricter (only the Python
+The checks are what Arrow's conversion refuses, made a little stricter (only the Python
 types the pipeline produces): a missing or unknown column, a value of the wrong type, an
 integer that does not fit its column, a string with a lone surrogate (not UTF-8 encodable).
 ``tests/unit/test_rowcheck.py`` checks against Arrow that an accepted row always converts.
+The runner converts rows a row group at a time and asks here only about the rows Arrow
+refused (to name the problem) and about ``errors`` rows (to make them writable).
 """
 
 from __future__ import annotations

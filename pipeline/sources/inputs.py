@@ -60,6 +60,20 @@ class Inputs:
     skipped: list[Skipped] = field(default_factory=list)
 
 
+def writable_name(path: str) -> str:
+    """``path`` as tables, JSON and terminals can hold it: a file name that is not UTF-8
+    (Python keeps its bytes as lone surrogates) shows them as ``\\xNN`` escapes.
+
+    >>> writable_name("crawl/caf\udce9.warc.gz")
+    'crawl/caf\\xe9.warc.gz'
+    >>> writable_name("crawl/café.warc.gz")
+    'crawl/café.warc.gz'
+    """
+    if path.isascii():
+        return path
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def is_archive_name(name: str) -> bool:
     """True for the archive extensions searched in directories (case-insensitive).
 

@@ -56,7 +56,7 @@ def arrow_accepts(row: dict[str, Any], schema: pa.Schema) -> bool:
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(data=st.data())
 def test_a_valid_row_passes_and_an_accepted_row_always_converts(table: str, data: st.DataObject) -> None:
     schema = TABLES[table]
