@@ -114,7 +114,8 @@ def build() -> dict[str, bytes]:
     out["junk-between-records.warc"] = (warcinfo() + b"stray text\r\nWARC/1.1 not a version line\r\n"
                                         + b"x" * 300 + b"\n" + response(2))
     out["empty.warc.gz"] = b""
-    out["lz4-framed.warc.lz4"] = b"\x04\x22\x4d\x18" + b"\x00" * 16
+    # An LZ4 frame magic followed by zeros: a corrupt frame, nothing readable.
+    out["lz4-corrupt-frame.warc.lz4"] = b"\x04\x22\x4d\x18" + b"\x00" * 16
     # Junk after a record whose Content-Length is 2 bytes short (warcio's example-trunc).
     short = record("response", 2, HTTP_OK % len(PAGE) + PAGE, content_length=len(HTTP_OK % len(PAGE)) + len(PAGE) - 2)
     out["content-length-too-short.warc"] = warcinfo() + short + response(3)

@@ -19,10 +19,14 @@ column          type                                     meaning
                                                          the file name and row number)
 ==============  =======================================  =====================================
 
-Rows are read in batches of ``BATCH_ROWS`` (memory is bounded by one batch). The locator of
-a row is ``warc_filename`` = the Parquet file, ``warc_record_offset`` = the row number and
-``warc_record_length`` = the body's length. A file that cannot be opened, or lacks a
-required column, gives one ``RecordError`` (offset None).
+Rows are read in batches bounded by bytes, not rows: each row group is read in batches of
+as many rows as fit in ``BATCH_BYTES`` by the row group's own uncompressed size per row
+(one row at a time when rows are larger), so memory is bounded by about one batch however
+large the bodies are. A body cell over ``max_body`` (the rules' ``max_decompressed``) is cut
+there and flagged like an archive block over the cap (``block_truncation="cap"``). The
+locator of a row is ``warc_filename`` = the Parquet file, ``warc_record_offset`` = the row
+number and ``warc_record_length`` = the body's stored length. A file that cannot be opened,
+or lacks a required column, gives one ``RecordError`` (offset None).
 """
 
 from __future__ import annotations
@@ -31,12 +35,14 @@ import uuid
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import PurePath
-from typing import Any
+from typing import Any, BinaryIO
 
 from pipeline.errors import RecordError
 from pipeline.sources.record import RawRecord
 
-BATCH_ROWS = 64  # rows per batch: bodies can be large, so keep batches small
+BATCH_BYTES = 16 * 2**20  # uncompressed bytes per batch (estimated from row-group metadata)
+MAX_BATCH_ROWS = 1024
+MAX_BODY = 64 * 2**20  # the default cap on a body cell (the rules' max_decompressed)
 REQUIRED = ("url", "body")
 OPTIONAL = ("fetch_time", "status", "headers", "record_id")
 
@@ -84,14 +90,23 @@ def _time(value: Any) -> str | None:
     return str(value)
 
 
+def _batch_rows(metadata: Any, group: int) -> int:
+    """Rows per batch for one row group: as many as fit in BATCH_BYTES, at least one."""
+    rg = metadata.row_group(group)
+    per_row = rg.total_byte_size / max(rg.num_rows, 1)
+    return max(1, min(MAX_BATCH_ROWS, int(BATCH_BYTES // max(per_row, 1))))
+
+
 def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
+                 fileobj: BinaryIO | None = None, max_body: int = MAX_BODY,
                  ) -> Iterator[RawRecord | RecordError]:
-    """Every row of a raw-response Parquet table as a ``response`` :class:`RawRecord`."""
+    """Every row of a raw-response Parquet table as a ``response`` :class:`RawRecord`;
+    ``fileobj`` is the open file (else ``path`` is opened), ``max_body`` the body cap."""
     import pyarrow.parquet as pq
 
     names = {key: (columns or {}).get(key, key) for key in (*REQUIRED, *OPTIONAL)}
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(fileobj if fileobj is not None else path)
         present = set(pf.schema_arrow.names)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds on bad files
         yield RecordError("source", "source-unreadable-file", f"{type(exc).__name__}: {exc}", path)
@@ -104,20 +119,31 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
     wanted = {k: n for k, n in names.items() if n in present}
     base = PurePath(path).name
     row = 0
+    wanted_columns = list(dict.fromkeys(wanted.values()))
     try:
-        for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=list(dict.fromkeys(wanted.values()))):
-            cols = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
-            for i in range(batch.num_rows):
-                yield _row(cols, i, row, path, base)
-                row += 1
+        for group in range(pf.metadata.num_row_groups):
+            for batch in pf.iter_batches(batch_size=_batch_rows(pf.metadata, group),
+                                         row_groups=[group], columns=wanted_columns):
+                cols = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
+                del batch
+                for i in range(len(cols["url"])):
+                    yield _row(cols, i, row, path, base, max_body)
+                    for values in cols.values():
+                        values[i] = None  # let a yielded body go once its record is done
+                    row += 1
     except Exception as exc:  # noqa: BLE001 - a corrupt row group ends the file, rows kept
         yield RecordError("source", "source-read-failed", f"{type(exc).__name__}: {exc}", path, row)
 
 
-def _row(cols: dict[str, list[Any]], i: int, row: int, path: str, base: str) -> RawRecord | RecordError:
+def _row(cols: dict[str, list[Any]], i: int, row: int, path: str, base: str,
+         max_body: int) -> RawRecord | RecordError:
     try:
         body = cols["body"][i]
         payload = _to_bytes(body) if body is not None else b""
+        stored = len(payload)
+        capped = stored > max_body
+        if capped:
+            payload = payload[:max_body]
         head = cols["headers"][i] if "headers" in cols else None
         given = cols["status"][i] if "status" in cols else None
         if isinstance(head, bytes | str):
@@ -130,7 +156,7 @@ def _row(cols: dict[str, list[Any]], i: int, row: int, path: str, base: str) -> 
         return RawRecord(
             warc_filename=path,
             warc_record_offset=row,
-            warc_record_length=len(payload),
+            warc_record_length=stored,
             record_id=str(record_id) if record_id is not None
             else f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{base}#{row}')}>",
             record_type="response",
@@ -139,6 +165,8 @@ def _row(cols: dict[str, list[Any]], i: int, row: int, path: str, base: str) -> 
             http_block=block,
             http_status=status,
             http_headers=headers,
+            block_truncated=capped,
+            block_truncation="cap" if capped else None,
         )
     except Exception as exc:  # noqa: BLE001 - one bad row is one error, not a dead file
         return RecordError("source", "source-bad-row", f"{type(exc).__name__}: {exc}", path, row)
