@@ -119,6 +119,28 @@ def build() -> dict[str, bytes]:
     # Junk after a record whose Content-Length is 2 bytes short (warcio's example-trunc).
     short = record("response", 2, HTTP_OK % len(PAGE) + PAGE, content_length=len(HTTP_OK % len(PAGE)) + len(PAGE) - 2)
     out["content-length-too-short.warc"] = warcinfo() + short + response(3)
+    # A response whose Content-Length claims 2 GiB, then 7 more records (issue: 7 of 9 lost).
+    liar = record("response", 2, HTTP_OK % len(PAGE) + PAGE, content_length=2**31)
+    rest = [response(3 + i) for i in range(7)]
+    out["content-length-lies.warc"] = warcinfo() + liar + b"".join(rest)
+    out["content-length-lies.warc.gz"] = gz(warcinfo()) + gz(liar) + b"".join(gz(r) for r in rest)
+    # The same lie on a request record (its block is not kept: the reader reads back).
+    lying_request = record("request", 2, b"GET / HTTP/1.1\r\n\r\n", content_length=2**31)
+    out["content-length-lies-request.warc.gz"] = (gz(warcinfo()) + gz(lying_request)
+                                                  + b"".join(gz(r) for r in rest[:3]))
+    # A WARC header line of 2 MiB (over the 1 MiB header cap) in a gzip member: an error,
+    # then the next record; 2 KB on disk.
+    long_line = record("response", 2, HTTP_OK % 5 + b"hello", {"X-Long": "a" * (2 << 20)})
+    out["header-line-over-cap.warc.gz"] = gz(warcinfo()) + gz(long_line) + gz(response(3))
+    # Responses for the HTTP framing checks: chunked framing that breaks in the first chunk,
+    # and a 1 MiB header line before a body that must still be decoded.
+    bad_chunks = b"3\r\n" + PAGE + b"\r\n0\r\n\r\n"
+    http_bad_chunked = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + bad_chunks)
+    http_long_header = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Long: " + b"b" * (1 << 20)
+                        + b"\r\n\r\n" + PAGE)
+    out["http-faults.warc.gz"] = (gz(warcinfo()) + gz(record("response", 2, http_bad_chunked))
+                                  + gz(record("response", 3, http_long_header)))
     return out
 
 

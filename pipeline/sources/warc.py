@@ -236,17 +236,19 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, caps: _Cap
         else:
             block, capped = b"", False
             got = src.skip(declared)
-        if got < declared:
+        if got < declared and is_warc:
             # The stream ended inside the block. A Content-Length that lies (runs past
             # records that follow) must not swallow them: look for a record start inside.
-            cut = _embedded_record(block) if is_warc and not capped else None
+            cut = _embedded_record(block)
             if cut is not None:
-                src.push_back(block[cut:])
+                if capped:  # the stream is past the kept block: read again from the record
+                    rescan_from = block_start + cut
+                else:
+                    src.push_back(block[cut:])
                 block = block[:cut].removesuffix(b"\r\n\r\n")
-                next_record = True
-                got = declared
-            elif is_warc and (capped or rtype not in KEEP_BLOCK):
-                rescan_from = block_start + (len(block) if capped else 0)
+                next_record, capped, got = True, False, declared
+            elif capped or rtype not in KEEP_BLOCK:
+                rescan_from = block_start + len(block)
     except Exception as exc:  # noqa: BLE001 - warcio and the decompressors raise many kinds
         return _Broken(start, _error_type(exc, caps), f"{type(exc).__name__}: {exc}", record_id)
     end = src.tell()
