@@ -184,3 +184,13 @@ def test_offsets_and_lengths_equal_warcio_where_warcio_reads_the_file(corpus: Pa
             rec.raw_stream.read()
             theirs.append((it.get_record_offset(), it.get_record_length()))
     assert sorted(ours) == theirs
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED), ids=sorted(EXPECTED))
+def test_fast_path_and_careful_reader_give_identical_records(corpus: Path, name: str) -> None:
+    # FastWARC reads what it can and hands the rest to the careful reader: the records
+    # (locators, flags, blocks) and errors must be those the careful reader alone gives.
+    from pipeline.sources.archive import iter_archive
+
+    path = str(corpus / "warc-samples" / name)
+    assert list(iter_archive(path)) == list(iter_archive(path, reader="careful"))
