@@ -106,8 +106,8 @@ class _Handover(Exception):
 
 def _target_uri(value: str | None) -> str | None:
     # As warcio's loader gives it (the careful reader's): "<uri>" unwrapped, spaces as %20.
-    if value is None:
-        return None
+    if not value or (value[0] != "<" and " " not in value):
+        return value
     if value.startswith("<") and value.endswith(">"):
         value = value[1:-1]
     return value.replace(" ", "%20") if " " in value else value
@@ -120,7 +120,9 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
     fh.seek(start)
     window = _Window(fh, start)
     it = iter(ArchiveIterator(window, parse_http=False, max_header_len=max_header))
-    held: tuple[int, int, RawRecord] | None = None  # (offset, header length, record)
+    # The record read last, not yet yielded: (offset, header length, block length, the
+    # RawRecord fields after warc_record_length).
+    held: tuple[int, int, int, tuple] | None = None
     plain = codec is None
     while True:
         try:
@@ -136,25 +138,27 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
         if head is None or not (head.startswith(b"WARC/") if plain else codec.starts_member(head)):
             return held[0] if held is not None else pos
         if held is not None:
-            offset, head_len, raw = held
+            offset, head_len, size, rest = held
             if plain:
-                # warcio's length: header + block; only CR/LF may separate it from this one.
-                end = offset + head_len + raw.warc_record_length
-                gap = window.span(end, pos)
+                # warcio's length: header + block; only whitespace may separate it from this.
+                gap = window.span(offset + head_len + size, pos)
                 if gap is None or gap.strip():
                     return offset
-                raw = _with_length(raw, head_len + raw.warc_record_length)
+                yield RawRecord(name, offset, head_len + size, *rest)
             else:
-                raw = _with_length(raw, pos - offset)
-            yield raw
+                yield RawRecord(name, offset, pos - offset, *rest)
             held = None
-        headers = rec.headers
-        get = headers.get
-        length = get("Content-Length")
+        # One call for all header fields (FastWARC's get() costs ~15 µs a name); the first
+        # occurrence of a name wins, as in the careful reader.
+        fields: dict[str, str] = {}
+        for key, value in rec.headers.items():
+            fields.setdefault(key.lower(), value)
+        get = fields.get
+        length = get("content-length")
         if length is None or not length.strip().isdigit():
             return pos
         declared = int(length)
-        rtype = (get("WARC-Type") or "unknown").strip().lower()
+        rtype = (get("warc-type") or "unknown").strip().lower()
         if rtype in KEEP_BLOCK:
             keep = max_block if rtype != "metadata" else min(MAX_METADATA_BLOCK, max_block)
             block = _read_exactly(rec.reader, min(declared, keep))
@@ -171,31 +175,20 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
                 return pos
             head_len = found + 4 - pos
         capped = rtype in KEEP_BLOCK and declared > len(block)
-        record_id = get("WARC-Record-ID") or _record_id(name, pos)
-        held = (pos, head_len, RawRecord(
-            warc_filename=name,
-            warc_record_offset=pos,
-            warc_record_length=declared,  # replaced by the real length once it is known
-            record_id=record_id,
-            record_type=rtype,
-            url=_target_uri(get("WARC-Target-URI")),
-            fetch_time=get("WARC-Date"),
-            http_block=block,
-            content_mime_detected=get("WARC-Identified-Payload-Type"),
-            crawler_charset=get("WARC-Identified-Content-Charset"),
-            warc_truncated=get("WARC-Truncated"),
-            block_truncated=capped,
-            block_truncation="cap" if capped else None,
-            warc_content_type=get("Content-Type"),
-            concurrent_to=get("WARC-Concurrent-To"),
-        ))
+        # The RawRecord fields from record_id on, in their declared order.
+        held = (pos, head_len, declared, (
+            get("warc-record-id") or _record_id(name, pos), rtype,
+            _target_uri(get("warc-target-uri")), get("warc-date"), block, None, None,
+            get("warc-identified-payload-type"), get("warc-identified-content-charset"), None,
+            get("warc-truncated"), capped, "cap" if capped else None, get("content-type"),
+            None, get("warc-concurrent-to")))
     if held is None:
         return None if window.eof and window.tell() == start else start
-    offset, head_len, raw = held
-    end = _tail_end(fh, window, codec, offset, head_len + raw.warc_record_length)
+    offset, head_len, size, rest = held
+    end = _tail_end(fh, window, codec, offset, head_len + size)
     if end is None:
         return offset
-    yield _with_length(raw, (head_len + raw.warc_record_length) if plain else end - offset)
+    yield RawRecord(name, offset, (head_len + size) if plain else end - offset, *rest)
     return None
 
 
@@ -237,16 +230,6 @@ def _read_exactly(reader: object, n: int) -> bytes:
         parts.append(piece)
         n -= len(piece)
     return parts[0] if len(parts) == 1 else b"".join(parts)
-
-
-def _with_length(raw: RawRecord, length: int) -> RawRecord:
-    # RawRecord is frozen; a copy with the length is cheaper than dataclasses.replace.
-    return RawRecord(raw.warc_filename, raw.warc_record_offset, length, raw.record_id,
-                     raw.record_type, raw.url, raw.fetch_time, raw.http_block,
-                     raw.http_status, raw.http_headers, raw.content_mime_detected,
-                     raw.crawler_charset, raw.content_languages, raw.warc_truncated,
-                     raw.block_truncated, raw.block_truncation, raw.warc_content_type,
-                     raw.offset_in_member, raw.concurrent_to)
 
 
 def _record_id(name: str, offset: int) -> str:
