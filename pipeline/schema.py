@@ -30,7 +30,7 @@ RECORDS = pa.schema(
         ("content_mime_detected", pa.string()),
         ("content_length", pa.int64()),
         ("content_truncated", pa.string()),
-        ("crawler_charset", pa.string()),
+        ("content_charset", pa.string()),  # the crawler's charset (CC: content_charset)
         ("content_languages", pa.string()),
         ("http_charset", pa.string()),
         ("meta_charset", pa.string()),
