@@ -119,7 +119,7 @@ def test_mojibake_candidates_use_the_one_threshold(cons: dict[str, duckdb.DuckDB
     candidates = audit.query(con, "audit_mojibake_candidates").as_dicts()
     assert {row["url_host_name"] for row in candidates} == {"blog.example.ru"}
     assert len(candidates) == 12
-    threshold = con.execute("select getvariable('redecode_mojibake_threshold')").fetchone()
+    threshold = con.execute("select redecode_mojibake_threshold()").fetchone()
     assert threshold == (audit.MOJIBAKE_THRESHOLD,)
 
 
@@ -181,8 +181,10 @@ def test_views_sql_runs_as_the_duckdb_cli_reads_it(outs: dict[str, Path]) -> Non
 
 def test_views_sql_defaults_the_output_folder_to_out() -> None:
     con = duckdb.connect()
-    con.execute(audit.render_views_sql(frozenset(audit.TABLES)))
-    assert con.execute("select getvariable('redecode_out')").fetchone() == ("out",)
+    con.execute(audit.render_views_sql(audit.Parts(out="")))
+    assert con.execute("select redecode_out()").fetchone() == ("out",)
+    con.execute("set variable redecode_out = 'elsewhere'")
+    assert con.execute("select redecode_out()").fetchone() == ("elsewhere",)
 
 
 @pytest.mark.parametrize("name", SQL_FILES)
