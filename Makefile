@@ -43,7 +43,7 @@ bench: $(STAMP)
 
 ## Decode the sample, audit it with gates, write the report
 nightly: redecode
-	$(BIN)/redecode audit --out $(OUT) --fail-on "errors>100" --fail-on "mojibake_rate>0.5"
+	$(BIN)/redecode audit --out $(OUT) --check all --fail-on "errors>100" --fail-on "mojibake_rate>0.5"
 	$(BIN)/redecode report --out $(OUT) -o $(OUT)/report.html
 
 clean:
