@@ -119,6 +119,7 @@ def _fail(message: str, code: int) -> typer.Exit:
 
 def _print(result: audit.QueryResult, heading: str, fmt: Format, limit: int) -> None:
     rows = [[_cell(value) for value in row] for row in result.rows[:limit]]
+    heading = printable(heading)  # it can hold run ids read from the files
     if fmt is Format.markdown:
         out_console.print(f"\n### {heading}\n")
         if not rows:
