@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 # make bench WRITE=1 also rewrites the tracked bench/RESULTS.md (default: $(OUT)/bench/)
 WRITE ?=
 
-.PHONY: redecode test bench sample lint nightly clean venv
+.PHONY: redecode test bench sample lint nightly clean venv package-check
 
 venv: $(STAMP)
 
@@ -33,12 +33,16 @@ redecode: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
 
+## Build the wheel and the sdist, install each into a clean venv, run the sample there
+package-check: $(STAMP)
+	scripts/package_check.sh $(BIN)/python
+
 ## Regenerate data/sample/ from the project's own text
 sample: $(STAMP)
 	$(BIN)/python scripts/make_sample.py data/sample
 
 lint: $(STAMP)
-	$(BIN)/ruff check pipeline tests scripts
+	$(BIN)/ruff check pipeline tests scripts bench
 
 ## Benchmarks (installs the peers in the bench extra); results in $(OUT)/bench/RESULTS.md
 bench: $(STAMP)
@@ -47,7 +51,7 @@ bench: $(STAMP)
 
 ## Decode CRAWL as `make redecode` does, audit it with gates, write the report
 nightly: redecode
-	$(BIN)/redecode audit --out $(OUT) --fail-on "errors>100" --fail-on "mojibake_rate>0.5"
+	$(BIN)/redecode audit --out $(OUT) --check all --fail-on "errors>100" --fail-on "mojibake_rate>0.5"
 	$(BIN)/redecode report --out $(OUT) -o $(OUT)/report.html
 
 clean:

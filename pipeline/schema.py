@@ -7,12 +7,37 @@ Grains:
 - ``errors``: one row per record (or file) that failed a stage, and one per failed part of
   a record that was still written (``is_partial``).
 
-Column names follow Common Crawl's columnar index where one fits (DESIGN.md).
+Column names follow Common Crawl's columnar index where one fits (DESIGN.md); where our
+value set differs from CC's, ``docs/schema.md`` says how.
+
+Layout: ``<out>/<table>/run_id=<RUN>/part-<rank>.parquet``; ``run_id`` is also a column of
+every part. A run id matches :data:`RUN_ID_PATTERN`, so that it is a safe path component and
+reads back unchanged through DuckDB's hive partitioning (no ``/``, ``=``, ``%``, newline).
 """
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
+
+#: What a run id may be: letters, digits, ``-``, ``_`` and ``.``, not starting with a dot,
+#: at most 128 characters.
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+
+
+def is_valid_run_id(run_id: str) -> bool:
+    """Whether ``run_id`` matches :data:`RUN_ID_PATTERN` (the whole string).
+
+    >>> is_valid_run_id("20261130T120000Z-1a2b3c4d"), is_valid_run_id("nightly.1")
+    (True, True)
+    >>> is_valid_run_id("a/b"), is_valid_run_id("a%2Fb"), is_valid_run_id(".hidden")
+    (False, False, False)
+    >>> is_valid_run_id("x=y"), is_valid_run_id("x\\n"), is_valid_run_id("")
+    (False, False, False)
+    """
+    return RUN_ID_PATTERN.fullmatch(run_id) is not None
+
 
 RECORDS = pa.schema(
     [
@@ -31,7 +56,7 @@ RECORDS = pa.schema(
         ("content_mime_detected", pa.string()),
         ("content_length", pa.int64()),
         ("content_truncated", pa.string()),
-        ("crawler_charset", pa.string()),
+        ("content_charset", pa.string()),  # the crawler's charset (CC: content_charset)
         ("content_languages", pa.string()),
         ("http_charset", pa.string()),
         ("meta_charset", pa.string()),
@@ -144,6 +169,12 @@ UNIQUE_VALUED: dict[str, frozenset[str]] = {
         "main_text_length", "mojibake_score",
     }),
     "links": frozenset({"target_url", "anchor_text"}),
+}
+
+#: Former names of renamed columns, read from parts written before the rename (the audit
+#: views take the new column, else the old one).
+FORMER_NAMES: dict[str, dict[str, str]] = {
+    "records": {"content_charset": "crawler_charset"},
 }
 
 TABLES: dict[str, pa.Schema] = {

@@ -13,6 +13,11 @@ MIME type (header essence, else sniffed).
                                 (``gzip``: because its gzip member is cut off)
 ``framing`` / ``cap``           the block's framing is off / it was over the reader's cap
 ``chunked``                     the chunked body ends before its last chunk
+``chunked-framing``             the body starts chunked but its framing is invalid: it is
+                                kept as stored from the first bad chunk on, so it may
+                                hold chunk-size lines
+``http-headers``                the HTTP header section is over 1 MiB: the fields past
+                                that point are dropped (the body is complete and decoded)
 ``http-content-length``         the body is shorter than the HTTP ``Content-Length``
 ``content-encoding``            the compressed stream ends early
 ==============================  ======================================================
@@ -87,6 +92,8 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
         truncated.append(f"warc-truncated:{raw.warc_truncated.strip().lower()}")
     if raw.block_truncated:
         truncated.append(raw.block_truncation or "length")
+    if "header-section-over-cap" in notes:
+        truncated.append("http-headers")
 
     removed: list[str] = []
     te = _latin1(get_combined(headers, b"transfer-encoding"))
@@ -102,6 +109,7 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
                 truncated.append("chunked")
             elif state == "bad-framing":
                 notes.append("chunked-bad-framing")
+                truncated.append("chunked-framing")
     else:
         declared = get_combined(headers, b"content-length")
         if declared is not None:

@@ -199,7 +199,7 @@ def _rows(
         "content_mime_detected": raw.content_mime_detected,
         "content_length": resp.content_length,
         "content_truncated": resp.content_truncated,
-        "crawler_charset": raw.crawler_charset,
+        "content_charset": raw.crawler_charset,
         "content_languages": raw.content_languages,
         "http_charset": decision.http_charset,
         "meta_charset": decision.meta_charset,

@@ -76,3 +76,26 @@ def gb18030_ranges_code_point(pointer: int) -> int | None:
     pointers, code_points = _ranges()
     i = bisect.bisect_right(pointers, pointer) - 1
     return code_points[i] + pointer - pointers[i]
+
+
+@functools.cache
+def _ranges_by_code_point() -> tuple[list[int], list[int]]:
+    pointers, code_points = _ranges()
+    return code_points, pointers  # both ascending: the ranges are monotonic
+
+
+def gb18030_ranges_pointer(code_point: int) -> int:
+    """The Encoding Standard's "index gb18030 ranges pointer" for ``code_point``.
+
+    >>> gb18030_ranges_pointer(0x80), gb18030_ranges_pointer(0xE7C7)
+    (0, 7457)
+    """
+    # Step 1: "If code point is U+E7C7, return pointer 7457."
+    if code_point == 0xE7C7:
+        return 7457
+    # Steps 2-3: "Let offset be the last code point in index gb18030 ranges that is less than
+    # or equal to code point and pointer offset be its corresponding pointer. Return a
+    # pointer whose value is pointer offset + code point − offset."
+    code_points, pointers = _ranges_by_code_point()
+    i = bisect.bisect_right(code_points, code_point) - 1
+    return pointers[i] + code_point - code_points[i]
