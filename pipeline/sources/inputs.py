@@ -26,9 +26,10 @@ import os
 import re
 from dataclasses import dataclass, field
 
-# .warc.lz4 / .warc.zst are included so that a directory of them is accounted for (each
-# gives an "unsupported compression" error row) rather than passed over.
-ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".parquet", ".warc.lz4", ".warc.zst")
+# Every container the readers take (pipeline/sources/containers.py recognises them by their
+# first bytes; these are the names a folder scan picks).
+ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".parquet", ".warc.lz4", ".warc.zst",
+                    ".warc.bz2")
 #: Common Crawl's derived formats: metadata (WAT) and extracted text (WET), no raw bytes.
 DERIVED_SUFFIXES = (".warc.wat.gz", ".warc.wet.gz", ".wat.gz", ".wet.gz", ".wat", ".wet")
 _GLOB_CHARS = frozenset("*?[")
@@ -64,7 +65,7 @@ def writable_name(path: str) -> str:
     """``path`` as tables, JSON and terminals can hold it: a file name that is not UTF-8
     (Python keeps its bytes as lone surrogates) shows them as ``\\xNN`` escapes.
 
-    >>> writable_name("crawl/caf\udce9.warc.gz")
+    >>> writable_name("crawl/caf" + chr(0xDCE9) + ".warc.gz")  # the byte 0xE9
     'crawl/caf\\xe9.warc.gz'
     >>> writable_name("crawl/café.warc.gz")
     'crawl/café.warc.gz'
