@@ -62,8 +62,8 @@ class Inputs:
 
 
 def writable_name(path: str) -> str:
-    """``path`` as tables, JSON and terminals can hold it: a file name that is not UTF-8
-    (Python keeps its bytes as lone surrogates) shows them as ``\\xNN`` escapes.
+    r"""``path`` as tables, JSON and terminals can hold it: a file name that is not UTF-8
+    (Python keeps its bytes as lone surrogates) shows them as ``\xNN`` escapes.
 
     >>> writable_name("crawl/caf" + chr(0xDCE9) + ".warc.gz")  # the byte 0xE9
     'crawl/caf\\xe9.warc.gz'
