@@ -321,21 +321,23 @@ def _execute_locked(
     plan: RunPlan, lock: RunLock, progress: ProgressFn | None, executor: Executor | None
 ) -> RunSummary:
     out, run_id = plan.out, plan.run_id
-    if plan.overwrite:
-        remove_run(out, run_id)
-    finished_marker(out, run_id).unlink(missing_ok=True)
-    write_json(config_path(out, run_id), plan.config)
-    started_at = datetime.now(UTC)
-    started = time.monotonic()
     done: list[TaskStats] = []
     tasks: list[Task] = []
     for rank, path in enumerate(plan.files):
+        # (read first: a corrupt stats file refuses the resume before anything is written)
         previous = read_stats(out, run_id, rank) if plan.resume else None
         if previous is not None and previous.path == path:
             done.append(previous)
         else:
-            remove_task_tmp(out, run_id, rank)  # what a killed run left, by name
             tasks.append(Task(rank, path, run_id, str(out), plan.rules, plan.columns, plan.strict))
+    if plan.overwrite:
+        remove_run(out, run_id)
+    finished_marker(out, run_id).unlink(missing_ok=True)
+    write_json(config_path(out, run_id), plan.config)
+    for task in tasks:
+        remove_task_tmp(out, run_id, task.rank)  # what a killed run left, by name
+    started_at = datetime.now(UTC)
+    started = time.monotonic()
     resumed = len(done)
     if progress:
         for _ in range(resumed):

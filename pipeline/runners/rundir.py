@@ -31,10 +31,6 @@ from typing import Any
 
 from pipeline.sinks.files import tmp_path, write_atomic
 
-#: The one safe form of a run id: it becomes a folder name and a hive partition value
-#: (``run_id=R``), so no separator, no ``=``, no ``%`` (DuckDB decodes ``%2F``), no
-#: whitespace, no leading dot (hidden, ``..``), and a bounded length.
-RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 #: The tables whose parts a run writes, one part per input file.
 TASK_TABLES = ("records", "links", "errors")
 TABLES = (*TASK_TABLES, "runs")
@@ -50,7 +46,7 @@ class MetadataError(RunRefused):
 
 
 def validate_run_id(run_id: str) -> str:
-    """``run_id`` if it is safe as a folder and partition name, else :class:`RunRefused`.
+    """``run_id`` if it matches ``schema.RUN_ID_PATTERN``, else :class:`RunRefused`.
 
     >>> validate_run_id("nightly-2026.01_a")
     'nightly-2026.01_a'
@@ -59,7 +55,11 @@ def validate_run_id(run_id: str) -> str:
     ...
     pipeline.runners.rundir.RunRefused: --run-id '../x': use letters, digits, '-', '_' and '.' (not first), at most 128 characters
     """
-    if not RUN_ID_PATTERN.fullmatch(run_id):
+    from pipeline.schema import is_valid_run_id  # (here: pipeline.schema loads pyarrow)
+
+    # A run id becomes a folder name and a hive partition value (run_id=R): no separator,
+    # no "=", no "%" (DuckDB decodes %2F), no whitespace, no leading dot, bounded length.
+    if not is_valid_run_id(run_id):
         raise RunRefused(
             f"--run-id {run_id!r}: use letters, digits, '-', '_' and '.' (not first), "
             "at most 128 characters"
