@@ -144,7 +144,7 @@ def run(
 
     start_worker()  # first: this process decodes when it runs one worker
     from pipeline.rules import RulesError, load_rules
-    from pipeline.runners.local import NothingToResume, execute, plan
+    from pipeline.runners.local import NothingToResume, plan
     from pipeline.runners.rundir import RunRefused
 
     try:
@@ -164,7 +164,7 @@ def run(
     except NothingToResume as exc:
         _say("nothing to do:", str(exc), "yellow")
         raise typer.Exit(exit_codes.OK) from None
-    summary = _execute(planned, execute, inputs, quiet)
+    summary = _execute(planned, quiet)
     _print_summary(summary)
     if not summary.invariant_ok:
         for problem in summary.problems:
@@ -174,15 +174,26 @@ def run(
         raise typer.Exit(exit_codes.UNREADABLE_INPUTS)
 
 
-def _execute(planned: Any, execute: Any, inputs: list[str], quiet: bool) -> Any:
+def _resume_command(run_id: str) -> str:
+    """This command line, made to resume ``run_id`` (same inputs, rules and options)."""
+    args: list[str] = []
+    words = iter(sys.argv[1:])
+    for word in words:
+        if word == "--run-id":
+            next(words, None)
+        elif word not in ("--resume", "--overwrite") and not word.startswith("--run-id="):
+            args.append(word)
+    return shlex.join(["redecode", *args, "--resume", "--run-id", run_id])
+
+
+def _execute(planned: Any, quiet: bool) -> Any:
     """Run the plan with progress and signal handling; every way it stops is one message."""
-    from pipeline.runners.local import Interrupt, OutputError, RunInterrupted
+    from pipeline.runners.local import Interrupt, OutputError, RunInterrupted, execute
     from pipeline.runners.progress import run_progress
     from pipeline.runners.rundir import RunRefused
     from pipeline.runners.task import StrictModeError
 
-    resume_hint = shlex.join(["redecode", "run", *inputs, "--out", str(planned.out),
-                              "--resume", "--run-id", planned.run_id])
+    resume_hint = _resume_command(planned.run_id)
     try:
         with _signals_raise(Interrupt):
             if quiet or not sys.stderr.isatty():

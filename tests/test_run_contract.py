@@ -8,6 +8,7 @@ import json
 import lzma
 import os
 import resource
+import shlex
 import signal
 import time
 from pathlib import Path
@@ -24,9 +25,6 @@ from tests.cli_helpers import (
     start,
 )
 from tests.crawl_builder import write_warc
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "data" / "sample"
 
 
 @pytest.fixture()
@@ -282,7 +280,10 @@ def test_a_signal_leaves_no_temporary_file_unlocks_and_says_how_to_resume(
         inputs.append(str(tmp_path / f"in-{n}.warc.gz"))
         write_warc(Path(inputs[-1]), 900, seed=f"t{n}")
     out = tmp_path / "o"
-    proc = start("run", *inputs, "--out", str(out), "-q", "--run-id", "T", "--workers", "2")
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[encoding]\npolicy = "browser"\n')  # resuming needs the same rules
+    proc = start("run", *inputs, "--out", str(out), "-q", "--run-id", "T", "--workers", "2",
+                 "--rules", str(rules))
     deadline = time.monotonic() + 60
     while not list(out.glob("*/run_id=T/.part-*.parquet.tmp")) and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -303,7 +304,10 @@ def test_a_signal_leaves_no_temporary_file_unlocks_and_says_how_to_resume(
     assert all(readers_of(Path(p)) == [] for p in inputs)  # no worker left reading
     if signum == signal.SIGINT:
         return  # resuming is the same after either signal
-    resumed = redecode("run", *inputs, "--out", str(out), "-q", "--run-id", "T", "--resume")
+    # the command it printed resumes the run, as written
+    printed = shlex.split(stderr.split("Resume with: ", 1)[1].splitlines()[0])
+    assert printed[0] == "redecode" and printed[-3:] == ["--resume", "--run-id", "T"]
+    resumed = redecode(*printed[1:])
     assert resumed.returncode == 0, resumed.stderr
     assert count(out, "records", "T") == 1800
 
