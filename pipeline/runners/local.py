@@ -391,7 +391,10 @@ def _check(out: Path, run_id: str, done: list[TaskStats]) -> list[str]:
             if match is None or int(match.group(1)) not in expected[table]:
                 problems.append(f"{entry}: a file no task of this run wrote")
                 continue
-            found[int(match.group(1))] = pq.read_metadata(entry).num_rows
+            try:
+                found[int(match.group(1))] = pq.read_metadata(entry).num_rows
+            except (OSError, pa.ArrowException) as exc:
+                problems.append(f"{entry}: unreadable part ({exc})")
         for rank, rows in expected[table].items():
             if found.get(rank) != rows:
                 path = part_path(out, table, run_id, rank)

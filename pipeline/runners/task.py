@@ -309,7 +309,10 @@ def record_task_failure(task: Task, error: RecordError) -> TaskStats:
 
 def _mark_complete(task: Task, stats: TaskStats) -> None:
     out = Path(task.out)
-    write_json(stats_path(out, task.run_id, task.rank), asdict(stats))
+    # The stats go first and the marker last; only the marker (what --resume trusts) is
+    # flushed to the disk, with its folder, which makes what was renamed before it durable
+    # too on journalling file systems (ext4, XFS).
+    write_json(stats_path(out, task.run_id, task.rank), asdict(stats), durable=False)
     write_json(completion_marker(out, task.run_id, task.rank), {"path": task.path})
 
 

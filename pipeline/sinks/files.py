@@ -46,14 +46,15 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
 
 
 def commit(tmp: Path, path: Path) -> None:
-    """Flush a finished temporary file to the disk and rename it to ``path``."""
+    """Flush a finished temporary file's data to the disk and rename it to ``path``: a
+    completion marker written (durably) after it never points at a part whose data a power
+    loss could take back. (The folder is not flushed per part: the marker's is.)"""
     fd = os.open(tmp, os.O_RDONLY)
     try:
-        os.fsync(fd)
+        os.fdatasync(fd)
     finally:
         os.close(fd)
     os.replace(tmp, path)
-    fsync_folder(path.parent)
 
 
 def fsync_folder(folder: Path) -> None:
