@@ -144,7 +144,7 @@ def run(
 
     start_worker()  # first: this process decodes when it runs one worker
     from pipeline.rules import RulesError, load_rules
-    from pipeline.runners.local import NothingToResume, plan
+    from pipeline.runners.plan import NothingToResume, plan
     from pipeline.runners.rundir import RunRefused
 
     try:
