@@ -125,6 +125,7 @@ static int field_lines(const unsigned char *s, Py_ssize_t start, Py_ssize_t end,
 }
 
 static PyObject *parse_head(PyObject *self, PyObject *arg) {
+    (void)self;
     if (!PyBytes_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "parse_head() needs bytes");
         return NULL;
@@ -215,6 +216,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_head", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_head", NULL, -1, methods,
+                                    NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__head(void) { return PyModule_Create(&module); }
