@@ -2,10 +2,11 @@
 ``parse_head_python``: the same ResponseHead (status, status line, fields, body start, notes
 in order) on every block of the 42 WARC samples and the fixtures, on generated heads (bare
 LF, CR CR LF, obs-fold, duplicate fields, odd whitespace, lines without a colon) and at the
-caps."""
+caps; and the same HttpResponse from parse_response either way."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.errors import RecordError
-from pipeline.http import message
+from pipeline.http import HttpResponse, message, parse_response, select
 from pipeline.http.message import MAX_FIELD_LINE, MAX_HEAD, parse_head, parse_head_python
 from pipeline.sources import iter_records
+from pipeline.sources.record import RawRecord
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "warc"
 
@@ -119,3 +121,45 @@ def test_notes_keep_the_order_they_are_met() -> None:
     head = _same(block)
     assert head is not None
     assert head.notes == ("lf-only-header-lines", "header-line-without-colon", "header-section-over-cap")
+
+
+# parse_response end to end, with the compiled head split and with the reference one.
+def _responses(records: list[RawRecord], monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    fast = [parse_response(r) for r in records]
+    with monkeypatch.context() as m:
+        m.setattr(message, "_head", None)
+        reference = [parse_response(r) for r in records]
+    assert fast == reference
+    return fast
+
+
+def _response_record(block: bytes) -> RawRecord:
+    return RawRecord("f.warc", 0, len(block), "<urn:uuid:1>", "response", "http://x.test/", None,
+                     block, warc_content_type="application/http;msgtype=response")
+
+
+def test_parse_response_same_on_samples(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    records = []
+    for folder in (corpus / "warc-samples", FIXTURES):
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.endswith(".md")):
+            records += [r for r in iter_records(str(path))
+                        if not isinstance(r, RecordError) and select(r) is None]
+    responses = _responses(records, monkeypatch)
+    assert sum(isinstance(r, HttpResponse) for r in responses) >= 211
+
+
+_BODIES = [b"<p>x", b"", gzip.compress(b"<p>zipped", mtime=0), b"4\r\nWiki\r\n0\r\n\r\n", b"\x89PNG\r\n\x1a\n"]
+_MORE_FIELDS = [b"Content-Encoding: gzip", b"Transfer-Encoding: gzip, chunked", b"Content-Length: 99",
+                b"X-Content-Type-Options: nosniff", b"Content-Type: text/plain", b"Content-Type: */*",
+                b"Content-Type:", b"content-type: image/png"]
+
+
+@given(st.sampled_from(_STATUS[:4]), st.lists(st.tuples(st.sampled_from(_FIELDS + _MORE_FIELDS),
+                                                       st.sampled_from(_EOL)), max_size=8),
+       st.sampled_from(_EOL), st.sampled_from(_BODIES))
+@settings(max_examples=1500, deadline=None)
+def test_parse_response_same_on_generated(status: bytes, fields: list[tuple[bytes, bytes]], eol: bytes,
+                                          body: bytes) -> None:
+    block = status + eol + b"".join(f + e for f, e in fields) + eol + body
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _responses([_response_record(block)], monkeypatch)
