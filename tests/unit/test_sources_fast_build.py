@@ -1,10 +1,11 @@
 """The fast path's RawRecord builder (pipeline/sources/_slots.c): the same record as the
-dataclass constructor (equal, same hash and repr, still frozen), and loud failures when the
+dataclass constructor (equal, same hash and repr, still frozen, pickled alike), and loud failures when the
 values do not fit the class."""
 
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import pytest
 from hypothesis import given, settings
@@ -34,6 +35,7 @@ def test_same_record_as_the_constructor(values: tuple) -> None:
     assert built == constructed and hash(built) == hash(constructed)
     assert repr(built) == repr(constructed)
     assert dataclasses.astuple(built) == values
+    assert pickle.loads(pickle.dumps(built)) == constructed  # records cross process pools
     with pytest.raises(dataclasses.FrozenInstanceError):
         built.url = "x"  # type: ignore[misc]
 
