@@ -24,8 +24,11 @@ the checks cost no extra reads. Both paths give identical ``RawRecord`` values
 
 from __future__ import annotations
 
+import dataclasses
+import types
 import uuid
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
+from functools import partial
 from typing import BinaryIO
 
 from fastwarc.warc import ArchiveIterator
@@ -34,6 +37,11 @@ from pipeline.errors import RecordError
 from pipeline.sources.containers import ZSTD_DICT_MAGIC, Codec
 from pipeline.sources.record import RawRecord
 from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful
+
+try:
+    from pipeline.sources import _slots  # type: ignore[attr-defined]
+except ImportError:  # built without a compiler: the dataclass constructor
+    _slots = None
 
 #: Bytes of the file kept behind FastWARC's reads for the checks (it reads 64 KiB at a time).
 WINDOW = 1 << 20
@@ -87,6 +95,15 @@ class _Window:
             j += 1
         return b"".join(self._chunks[i : j + 1])[pos - starts[i] : end - starts[i]]
 
+    def has_at(self, pos: int, prefix: bytes) -> bool:
+        """True when the file's bytes at ``pos`` start with ``prefix`` (and are still kept)."""
+        if self._chunks:
+            last, at = self._chunks[-1], self._starts[-1]
+            if at <= pos and pos + len(prefix) <= at + len(last):
+                return last.startswith(prefix, pos - at)  # the common case: no slice
+        data = self.span(pos, pos + len(prefix))
+        return data is not None and data.startswith(prefix)
+
     def find(self, needle: bytes, pos: int, limit: int) -> int | None:
         """The file offset of ``needle`` at or after ``pos`` within ``limit`` bytes."""
         data = self.span(pos, pos + limit)
@@ -94,6 +111,22 @@ class _Window:
             return None
         i = data.find(needle)
         return pos + i if i >= 0 else None
+
+
+def _record_builder() -> Callable[..., RawRecord]:
+    """``RawRecord(*values)``, built in C when that gives the same record: the frozen
+    dataclass's ``__init__`` spends ~150 ns a field on ``object.__setattr__`` (3.3 µs a
+    record); ``_slots.build`` sets the same slot descriptors without a Python call each."""
+    fields = dataclasses.fields(RawRecord)
+    setters = tuple(RawRecord.__dict__.get(f.name) for f in fields)
+    if (_slots is None or hasattr(RawRecord, "__post_init__") or not all(f.init for f in fields)
+            or not all(isinstance(s, types.MemberDescriptorType) for s in setters)):
+        return RawRecord
+    return partial(_slots.build, RawRecord, setters)
+
+
+#: Every field of a RawRecord, in order, passed positionally.
+_new_record = _record_builder()
 
 
 class _Handover(Exception):
@@ -124,6 +157,8 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
     # RawRecord fields after warc_record_length).
     held: tuple[int, int, int, tuple] | None = None
     plain = codec is None
+    # A record starts a member: the codec's magic there (Codec.starts_member), or "WARC/".
+    magic = b"WARC/" if codec is None else codec.magic
     while True:
         try:
             rec = next(it)
@@ -134,8 +169,7 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
         pos = rec.stream_pos
         if held is not None and pos <= held[0]:
             return held[0]  # several records in one member: offsets need the careful reader
-        head = window.span(pos, pos + 8)
-        if head is None or not (head.startswith(b"WARC/") if plain else codec.starts_member(head)):
+        if not window.has_at(pos, magic):
             return held[0] if held is not None else pos
         if held is not None:
             offset, head_len, size, rest = held
@@ -144,9 +178,9 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
                 gap = window.span(offset + head_len + size, pos)
                 if gap is None or gap.strip():
                     return offset
-                yield RawRecord(name, offset, head_len + size, *rest)
+                yield _new_record(name, offset, head_len + size, *rest)
             else:
-                yield RawRecord(name, offset, pos - offset, *rest)
+                yield _new_record(name, offset, pos - offset, *rest)
             held = None
         # One call for all header fields (FastWARC's get() costs ~15 µs a name); the first
         # occurrence of a name wins, as in the careful reader.
@@ -159,13 +193,17 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
             return pos
         declared = int(length)
         rtype = (get("warc-type") or "unknown").strip().lower()
+        reader = rec.reader
         if rtype in KEEP_BLOCK:
             keep = max_block if rtype != "metadata" else min(MAX_METADATA_BLOCK, max_block)
-            block = _read_exactly(rec.reader, min(declared, keep))
-            got = len(block) + (rec.reader.consume() if declared > keep else 0)
+            wanted = min(declared, keep)
+            block = reader.read(wanted)
+            if len(block) < wanted:
+                block = _read_rest(reader, block, wanted)
+            got = len(block) + (reader.consume() if declared > keep else 0)
         else:
             block = b""
-            got = rec.reader.consume()
+            got = reader.consume()
         if got != declared:
             return pos  # cut short: the careful reader flags it and looks for what follows
         head_len = 0
@@ -175,10 +213,14 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
                 return pos
             head_len = found + 4 - pos
         capped = rtype in KEEP_BLOCK and declared > len(block)
-        # The RawRecord fields from record_id on, in their declared order.
+        # The RawRecord fields from record_id on, in their declared order (all of them: see
+        # _new_record).
+        uri = get("warc-target-uri")
+        if uri and (uri[0] == "<" or " " in uri):
+            uri = _target_uri(uri)
         held = (pos, head_len, declared, (
             get("warc-record-id") or _record_id(name, pos), rtype,
-            _target_uri(get("warc-target-uri")), get("warc-date"), block, None, None,
+            uri, get("warc-date"), block, None, None,
             get("warc-identified-payload-type"), get("warc-identified-content-charset"), None,
             get("warc-truncated"), capped, "cap" if capped else None, get("content-type"),
             None, get("warc-concurrent-to")))
@@ -188,7 +230,7 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
     end = _tail_end(fh, window, codec, offset, head_len + size)
     if end is None:
         return offset
-    yield RawRecord(name, offset, (head_len + size) if plain else end - offset, *rest)
+    yield _new_record(name, offset, (head_len + size) if plain else end - offset, *rest)
     return None
 
 
@@ -221,15 +263,17 @@ def _tail_end(fh: BinaryIO, window: _Window, codec: Codec | None, offset: int,
     return offset + len(data) - len(rest)
 
 
-def _read_exactly(reader: object, n: int) -> bytes:
-    parts = []
+def _read_rest(reader: object, first: bytes, n: int) -> bytes:
+    """``first`` and what follows it up to ``n`` bytes in all (fewer at the end of the data)."""
+    parts = [first]
+    n -= len(first)
     while n > 0:
         piece = reader.read(n)  # type: ignore[attr-defined]
         if not piece:
             break
         parts.append(piece)
         n -= len(piece)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+    return b"".join(parts)
 
 
 def _record_id(name: str, offset: int) -> str:
