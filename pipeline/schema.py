@@ -4,7 +4,8 @@ Grains:
 - ``records``: one row per HTTP response/resource record that was decoded.
 - ``links``: one row per link found in a decoded record.
 - ``runs``: one row per run.
-- ``errors``: one row per record (or file) that failed a stage.
+- ``errors``: one row per record (or file) that failed a stage, and one per failed part of
+  a record that was still written (``is_partial``).
 
 Column names follow Common Crawl's columnar index where one fits (DESIGN.md); where our
 value set differs from CC's, ``docs/schema.md`` says how.
@@ -121,9 +122,12 @@ ERRORS = pa.schema(
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
         ("record_id", pa.string()),
-        ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink"
+        ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink", "runner"
         ("error_type", pa.string()),  # kebab-case code naming the stage, e.g. "http-content-encoding-failed"
         ("message", pa.string()),
+        # true: a part failed but the record's row was still written (runs.partial_errors);
+        # false: the record (or, offset NULL, the whole file) is lost (runs.errors).
+        ("is_partial", pa.bool_()),
     ]
 )
 
@@ -142,7 +146,8 @@ RUNS = pa.schema(
         ("records_written", pa.int64()),
         ("records_skipped", pa.int64()),
         ("skipped_by_reason", pa.string()),  # JSON object reason -> count
-        ("errors", pa.int64()),
+        ("errors", pa.int64()),  # records lost (errors rows with is_partial false)
+        ("partial_errors", pa.int64()),  # errors rows of records still written (is_partial)
         ("links_written", pa.int64()),
         ("bytes_read", pa.int64()),
         ("seconds", pa.float64()),

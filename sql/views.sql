@@ -231,6 +231,7 @@ typed as (
         cast(null as varchar) as stage,
         cast(null as varchar) as error_type,
         cast(null as varchar) as message,
+        cast(null as boolean) as is_partial,
     where false
 ),
 
@@ -258,6 +259,7 @@ final as (
         stage,
         error_type,
         message,
+        is_partial,
     from unioned
 )
 
@@ -282,6 +284,7 @@ typed as (
         cast(null as bigint) as records_skipped,
         cast(null as varchar) as skipped_by_reason,
         cast(null as bigint) as errors,
+        cast(null as bigint) as partial_errors,
         cast(null as bigint) as links_written,
         cast(null as bigint) as bytes_read,
         cast(null as double) as seconds,
@@ -321,6 +324,7 @@ final as (
         records_skipped,
         skipped_by_reason,
         errors,
+        partial_errors,
         links_written,
         bytes_read,
         seconds,
@@ -347,7 +351,8 @@ final as (
         record_id,
         stage,
         error_type,
-        message
+        message,
+        coalesce(is_partial, false) as is_partial
     from source
 )
 
@@ -464,6 +469,7 @@ final as (
         coalesce(records_skipped, 0) as records_skipped,
         skipped_by_reason,
         coalesce(errors, 0) as errors,
+        coalesce(partial_errors, 0) as partial_errors,
         links_written,
         seconds,
         invariant_ok
@@ -1258,8 +1264,9 @@ select * from final;
 
 create or replace view check_accounting_invariant as
 -- check_accounting_invariant: returns every run whose accounting does not
--- add up: seen = written + skipped + errors, and the written and error counts
--- equal the rows in records and errors. Must return no rows.
+-- add up: seen = written + skipped + errors (records lost), and the written,
+-- error and partial error counts equal the rows in records and errors. Must
+-- return no rows.
 with
 
 runs as (
@@ -1281,7 +1288,10 @@ record_rows as (
 ),
 
 error_rows as (
-    select run_id, count(*) as error_rows
+    select
+        run_id,
+        count(*) filter (where not is_partial) as error_rows,
+        count(*) filter (where is_partial) as partial_error_rows
     from errors
     group by run_id
 ),
@@ -1293,8 +1303,10 @@ accounted as (
         runs.records_written,
         runs.records_skipped,
         runs.errors,
+        runs.partial_errors,
         coalesce(record_rows.record_rows, 0) as record_rows,
         coalesce(error_rows.error_rows, 0) as error_rows,
+        coalesce(error_rows.partial_error_rows, 0) as partial_error_rows,
         runs.invariant_ok
     from runs
     left join record_rows
@@ -1309,6 +1321,7 @@ final as (
         records_seen <> records_written + records_skipped + errors
         or records_written <> record_rows
         or errors <> error_rows
+        or partial_errors <> partial_error_rows
         or invariant_ok is distinct from true
 )
 
