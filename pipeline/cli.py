@@ -9,6 +9,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -285,6 +286,13 @@ def _print_summary(summary: Any) -> None:
         _say("unreadable:", f"{path}: {reason}")
 
 
+class DecodeFormat(StrEnum):
+    """Output formats of ``decode``."""
+
+    text = "text"
+    json = "json"
+
+
 @app.command()
 def decode(
     file: Annotated[Path, typer.Argument(help="A file of raw body bytes ('-' for stdin).")],
@@ -292,32 +300,50 @@ def decode(
     content_type: Annotated[
         str | None, typer.Option("--content-type", help="The HTTP Content-Type header value.")
     ] = None,
-    url: Annotated[str | None, typer.Option("--url", help="The page's URL (TLD hints).")] = None,
+    url: Annotated[str | None, typer.Option("--url", help="The page's URL (TLD hints, links).")] = None,
     policy: Annotated[str, typer.Option("--policy", help="standard | browser | repair.")] = "standard",
     rules: RulesOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    show_text: Annotated[bool, typer.Option("--text", help="Also print the decoded text.")] = False,
+    fmt: Annotated[
+        DecodeFormat, typer.Option("--format", help="text (explained) | json.")
+    ] = DecodeFormat.text,
+    as_json: Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")] = False,
+    show_text: Annotated[
+        bool, typer.Option("--text", help="Print only the main text (with --format json: add it).")
+    ] = False,
+    show_html: Annotated[
+        bool, typer.Option("--html", help="Print only the decoded source (with --format json: add it).")
+    ] = False,
 ) -> None:
-    """Decode one page and explain the decision step by step."""
-    from pipeline.encoding.api import decode_html
-    from pipeline.encoding.explain import explain, explain_text
+    """Decode one page as a run would and explain it: the decision step by step, the mojibake
+    score, what requests would have shown, the extracted fields, and a warning when the chosen
+    decoding looks wrong."""
+    from pipeline.page_report import inspect_page, report_json, report_text
     from pipeline.rules import RulesError, load_rules
+    from pipeline.terminal import printable
 
     try:
         resolved = load_rules(rules, policy=policy)
         body = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
     except (RulesError, OSError) as exc:
         _fail(str(exc), exit_codes.USAGE)
-    decoded = decode_html(body, content_type, url, rules=resolved)
-    if as_json:
-        data = explain(decoded)
+    if show_text and show_html:
+        _fail("--text and --html each print one thing: give one of them", exit_codes.USAGE)
+    report = inspect_page(body, content_type, url, resolved)
+    if fmt is DecodeFormat.json or as_json:
+        data = report_json(report)
         if show_text:
-            data["text"] = decoded.text
+            data["main_text"] = report.fields.main_text
+        if show_html:
+            data["html"] = report.decoded.text
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        typer.echo(explain_text(decoded))
-        if show_text:
-            typer.echo(decoded.text)
+        if show_text or show_html:
+            # The page's own text: as it is for a pipe, escaped for a terminal.
+            out = report.fields.main_text if show_text else report.decoded.text
+            raw = not sys.stdout.isatty()
+        else:
+            out, raw = report_text(report), False
+        typer.echo(out if raw else "\n".join(printable(line) for line in out.split("\n")))
 
 
 def _mount_audit_commands() -> None:

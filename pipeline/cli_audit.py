@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -24,6 +23,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from pipeline.terminal import printable
 
 if TYPE_CHECKING:  # imported where used: duckdb costs ~0.4 s, and `redecode run` never needs it
     from pipeline import audit
@@ -48,9 +49,6 @@ AUDITS = (
 #: A table column is never squeezed below this many cells (or its header, or its widest
 #: value, whichever is least); a table that cannot fit so is printed one row per block.
 MIN_CELLS = 16
-#: C0/C1 controls, DEL, and the bidirectional marks and overrides a terminal would obey.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
 
 class Format(StrEnum):
     """Output formats of ``audit`` and ``diff``."""
@@ -78,19 +76,6 @@ CheckOpt = Annotated[
                  help="Run a check_ query (repeatable; 'all' runs every one); exit 1 when "
                       "one returns rows."),
 ]
-
-
-def printable(text: str) -> str:
-    """``text`` with control and bidirectional characters shown as escapes.
-
-    >>> printable("a\\x1b]8;;http://x\\x07b\\nc\\u202e")
-    'a\\\\x1b]8;;http://x\\\\x07b\\\\nc\\\\u202e'
-    """
-    def escape(match: re.Match[str]) -> str:
-        char = match.group()
-        return repr(char)[1:-1] if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-
-    return _UNPRINTABLE.sub(escape, text)
 
 
 def _cell(value: Any) -> str:

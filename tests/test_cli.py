@@ -51,12 +51,14 @@ def test_run_refuses_missing_inputs(tmp_path: Path) -> None:
 def test_decode_explains_a_meta_declared_page(tmp_path: Path) -> None:
     page = tmp_path / "p.html"
     page.write_bytes('<meta charset="shift_jis"><title>テスト</title>'.encode("shift_jis"))
-    result = redecode("decode", str(page), "--url", "http://x.example/", "--json", "--text")
+    result = redecode("decode", str(page), "--url", "http://x.example/", "--format", "json",
+                      "--html")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["encoding"] == "Shift_JIS"
-    assert data["encoding_source"] == "meta"
-    assert "テスト" in data["text"]
+    assert data["decision"]["encoding"] == "Shift_JIS"
+    assert data["decision"]["encoding_source"] == "meta"
+    assert data["fields"]["title"] == "テスト"
+    assert "テスト" in data["html"]
 
 
 def test_strict_stops_at_the_first_record_error(tmp_path: Path) -> None:
