@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields
+from functools import lru_cache
 
 from pipeline.extract.domains import registered_domain, url_host, url_hosts
 from pipeline.extract.fields import Link
-from pipeline.extract.tree import Scan, rel_keywords, tag_ids
-from pipeline.extract.urls import Resolver
+from pipeline.extract.reference_tree import Scan, tag_ids
+from pipeline.extract.url_resolution import Resolver
 
 #: One link candidate: (tag, href, rel, text) — text is the anchor's text for ``a`` or the
 #: ``alt`` value for ``area``, whitespace collapsed; "" for ``link``.
@@ -23,13 +24,27 @@ LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
 _TAG_ID = {name: tag_id for tag_id, name in tag_ids(("a", "area")).items()}
 _A_ID, _AREA_ID = _TAG_ID["a"], _TAG_ID["area"]
 _UNSEEN = object()
+_SPLIT = str.maketrans({c: " " for c in "\t\n\x0c\r "})
+
+
+@lru_cache(maxsize=1024)  # pages repeat a few rel values ("nofollow", "noopener noreferrer")
+def rel_keywords(rel: str | None) -> tuple[str, ...]:
+    """A ``rel`` value split on ASCII whitespace, ASCII-lowercased (link types are ASCII
+    case-insensitive keywords, HTML Standard §4.6.7).
+
+    >>> rel_keywords(" NoFollow\\tnoopener ")
+    ('nofollow', 'noopener')
+    """
+    if not rel:
+        return ()
+    return tuple(k.lower() if k.isascii() else k for k in rel.translate(_SPLIT).split(" ") if k)
 
 
 def link_candidates(found: Scan, max_links: int) -> list[LinkCandidate]:
     """(tag, href, rel, text) of the ``a``, ``area`` and ``link`` elements with an href
     among the first ``max_links`` of them, in tree order — text is the anchor's text
     (``node.text()``) or the ``alt`` of an ``area``, whitespace collapsed; "" for a ``link``. The pure-Python
-    reference of :func:`pipeline.extract.walk.document`'s link candidates.
+    reference of :func:`pipeline.extract.document.facts`' link candidates.
     """
     out = []
     a_id, area_id = _A_ID, _AREA_ID
