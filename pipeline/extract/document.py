@@ -190,12 +190,16 @@ def blocks(marked: str) -> list[Block]:
 #: A start or end tag as the tokenizer's tag open state begins one: "<" then an ASCII
 #: alpha (or "/" and one), the name up to whitespace, "/" or ">" (HTML Standard §13.2.5.6-8).
 _TAG = re.compile(rb"<(/?)([A-Za-z][^\t\n\f\r />]*)([^>]*)")
-#: Attribute names in a tag's rest: each starts after whitespace or "/" (§13.2.5.32).
-_ATTRIBUTE = re.compile(rb"[\t\n\f\r /]+[^\t\n\f\r />=]")
-#: Elements that never stay open (void elements, §13.1.2) or that the tree builder closes
-#: implicitly when a sibling starts (p, li, dd, dt, option, table parts, ...): the
-#: estimate does not count them as nesting.
+#: One attribute in a tag's rest: a name, then maybe "=" and a quoted or unquoted value
+#: (§13.2.5.32-38; a quoted value may hold spaces).
+_ATTRIBUTE = re.compile(rb"""[^\t\n\f\r /=][^\t\n\f\r />=]*"""
+                        rb"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"[^"]*"|'[^']*'|[^\t\n\f\r >]*))?""")
+#: Elements that never stay open (void elements, §13.1.2), that the tree builder closes
+#: implicitly when a sibling starts (p, li, dd, dt, option, table parts, ...), or that do
+#: not nest in themselves ("a" and "nobr" run the adoption agency algorithm, a heading or
+#: a button closes an open one, §13.2.6.4.7): the estimate does not count them.
 _NEVER_NEST = frozenset({
+    b"a", b"nobr", b"h1", b"h2", b"h3", b"h4", b"h5", b"h6", b"button",
     b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta",
     b"source", b"track", b"wbr", b"p", b"li", b"dd", b"dt", b"option", b"optgroup", b"tr",
     b"td", b"th", b"tbody", b"thead", b"tfoot", b"caption", b"colgroup", b"rb", b"rt", b"rp",
@@ -222,7 +226,7 @@ def estimate_limits(data: bytes, max_open_elements: int, max_attributes: int) ->
     >>> estimate_limits(b"<DIV><Div><div></div>x", 2, 10)
     Traceback (most recent call last):
     ...
-    pipeline.extract.document.ExtractionLimit: too-deep: more than 2 open elements (estimated)
+    pipeline.extract.document.ExtractionLimit: too-deep: more than 2 open elements
     >>> estimate_limits(b"<p>" * 5000 + b"<script><b><b><b></script><a href=x class=y>", 4, 2)
     """
     depth = 0
@@ -234,10 +238,11 @@ def estimate_limits(data: bytes, max_open_elements: int, max_attributes: int) ->
         if closing:
             depth = max(depth - 1, 0)
             continue
-        if len(rest) > max_attributes and len(_ATTRIBUTE.findall(rest)) > max_attributes:
+        # (each attribute takes at least two bytes, its name and a separator)
+        if len(rest) > 2 * max_attributes and len(_ATTRIBUTE.findall(rest)) > max_attributes:
             raise ExtractionLimit(
                 "too-many-attributes",
-                f"a start tag with more than {max_attributes} attributes (estimated)")
+                f"a start tag with more than {max_attributes} attributes")
         name = name.lower()
         if name in _RAW_TEXT:
             end = re.compile(rb"</" + name, re.IGNORECASE).search(data, at)
@@ -246,4 +251,4 @@ def estimate_limits(data: bytes, max_open_elements: int, max_attributes: int) ->
             continue
         depth += 1
         if depth > max_open_elements:
-            raise ExtractionLimit("too-deep", f"more than {max_open_elements} open elements (estimated)")
+            raise ExtractionLimit("too-deep", f"more than {max_open_elements} open elements")

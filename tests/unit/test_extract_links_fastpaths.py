@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.extract import extract
-from pipeline.extract.urls import Resolver, _ada_href
+from pipeline.extract.url_resolution import Resolver, _ada_href
 
 BASES = [
     "https://news.example.co.uk/2019/story.html?q=1#f",
@@ -126,7 +126,7 @@ def test_links_in_one_c_call_equal_the_python_loop(candidates, base, page_url, e
     # Python loop it replaces, on random candidates (the Python path swapped in by hand:
     # hypothesis does not reset function-scoped fixtures between examples).
     from pipeline.extract import links
-    from pipeline.extract.urls import Resolver
+    from pipeline.extract.url_resolution import Resolver
 
     assert links._compiled is not None, "pipeline.extract._urls is not built"
     assert Resolver(base, encoding).compiled_args() is not None, "ada's batch parser is not bound"
@@ -144,8 +144,10 @@ def test_links_in_one_c_call_on_the_article_pages(monkeypatch: pytest.MonkeyPatc
     from pathlib import Path
 
     from bench.extract_bench import CORPUS, load_corpus
-    from pipeline.extract import walk
-    from pipeline.extract.tree import parse_document
+    from pipeline.extract import document
+
+    if not document.NATIVE:
+        pytest.skip(f"compiled core not in use: {document.native_status()}")
 
     if not Path(CORPUS).exists():
         pytest.skip("../shared/corpus is not here")
@@ -153,7 +155,7 @@ def test_links_in_one_c_call_on_the_article_pages(monkeypatch: pytest.MonkeyPatc
     assert len(pages) == 181
     total = 0
     for _, url, html, _ in pages:
-        _, count, candidates, _ = walk.document(parse_document(html), 10_000)
+        _, count, candidates, _ = document.facts(document.parse(html.encode(), 0, 0, 0.0), 10_000)
         for encoding in ("UTF-8", "windows-1252"):
             from pipeline.extract import links
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.encoding import _utf8
-from pipeline.extract.tree import utf8_of
+from pipeline.extract.document import utf8_of
 
 # ASCII markup, Latin-1, 2- and 3-byte BMP characters, astral ones, lone surrogates, and
 # runs long enough for the 4,096-unit sample and the 8-unit blocks.

@@ -1,4 +1,5 @@
-"""The compiled walks (pipeline/extract/_walk.c) against the pure-Python reference.
+"""The compiled core (pipeline/extract/_document.c) against the pure-Python reference, and
+the parse limits on both paths.
 
 Every extractor result must be the same on both paths: the compiled walks are only a
 faster way to compute what ``scan`` + ``link_candidates`` and ``marked_text`` compute.
@@ -8,25 +9,39 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.extract import extract, walk
+from pipeline.extract import document, extract, native_status
+from pipeline.extract.document import utf8_of
 from pipeline.extract.links import link_candidates
 from pipeline.extract.main_text import marked_text, prepare_blocks
 from pipeline.extract.meta import head_facts
 from pipeline.extract.options import ExtractOptions
-from pipeline.extract.tree import parse_document, scan
+from pipeline.extract.reference_tree import parse_document, scan
+
+#: Tests of the compiled core itself; the no-compiler job (``make test-pure-python``) skips them.
+native = pytest.mark.skipif(not document.NATIVE, reason=f"compiled core not in use: {native_status()}")
+
+
+def _native(html: str) -> object:
+    return document.parse(utf8_of(html), 0, 0, 0.0)
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "article-extraction"
 
 
-def test_the_compiled_walks_are_built_and_pass_their_self_test() -> None:
+def test_the_compiled_core_serves_unless_the_job_runs_without_a_compiler() -> None:
     # CI machines have a compiler: a silent fall-back to Python would hide a build break.
-    assert walk.AVAILABLE, walk.UNAVAILABLE_REASON
+    # The no-compiler job says so, and then the core must not be there.
+    status = native_status()
+    if os.environ.get("REDECODE_EXPECT_PURE_PYTHON"):
+        assert status is not None and "not built" in status
+    else:
+        assert status is None
 
 
 def _python_links(html: str, max_links: int) -> tuple[int, int, list]:
@@ -35,9 +50,9 @@ def _python_links(html: str, max_links: int) -> tuple[int, int, list]:
 
 
 def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
-    fast = walk.main_text(parse_document(html), options.drop_boilerplate_tags, options.drop_hidden,
-                          options.prune_patterns, options.prefer_article,
-                          options.prune_max_share, options.article_min_share, 50)
+    fast = document.main_text(_native(html), options.drop_boilerplate_tags, options.drop_hidden,
+                              options.prune_patterns, options.prefer_article,
+                              options.prune_max_share, options.article_min_share, 50)
     marked, visible = marked_text(parse_document(html), options)
     return fast, (prepare_blocks(marked), len(visible), visible[:50])
 
@@ -82,6 +97,7 @@ def documents(draw: st.DrawFn) -> str:
     return prefix + "".join(parts)
 
 
+@native
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents(), st.integers(0, 15), st.sampled_from([0.01, 0.3, 1.0]), st.sampled_from([0.0, 0.15, 0.9]),
        st.integers(0, 6))
@@ -95,7 +111,7 @@ def test_walks_equal_the_python_reference(
     fast, reference = _both_main_text(html, options)
     assert fast == reference
     facts = head_facts(scan(parse_document(html)))
-    assert walk.document(parse_document(html), max_links) == (*_python_links(html, max_links), facts)
+    assert document.facts(_native(html), max_links) == (*_python_links(html, max_links), facts)
 
 
 def _corpus() -> list[tuple[str, str]]:
@@ -106,23 +122,26 @@ def _corpus() -> list[tuple[str, str]]:
              .decode("utf-8")) for key in sorted(truth)]
 
 
+@native
 def test_every_field_is_the_same_on_both_paths_on_real_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     pages = _corpus()
     fast = [extract(html, url, "UTF-8") for url, html in pages]
     # the text's UTF-8 handed in (Decoded.utf8) gives the same fields
     assert fast == [extract(html, url, "UTF-8", utf8=html.encode()) for url, html in pages]
-    monkeypatch.setattr(walk, "AVAILABLE", False)
+    monkeypatch.setattr(document, "NATIVE", False)
     reference = [extract(html, url, "UTF-8") for url, html in pages]
     differing = [url for (url, _), a, b in zip(pages, fast, reference, strict=True) if a != b]
     assert differing == []
+    assert [e.errors for e in fast if e.errors] == []  # no real page meets a limit
     assert sum(len(e.links) for e in fast) > 10_000  # the pages do exercise the link walk
 
 
-@pytest.mark.parametrize("piece", ["<a href=/x>a", "<h2>a", "<script>a", "<", "<span>x"])
+@native
+@pytest.mark.parametrize("piece", ["<a href=/x>a", "<h2>a", "<script>a", "<", "<span>x", "<Div>x"])
 def test_both_paths_agree_on_hostile_input(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
     html = "<body>" + piece * 2000
     fast = extract(html, "http://h.example/", "UTF-8")
-    monkeypatch.setattr(walk, "AVAILABLE", False)
+    monkeypatch.setattr(document, "NATIVE", False)
     assert fast == extract(html, "http://h.example/", "UTF-8")
 
 
@@ -139,35 +158,117 @@ _MARKED_PIECES = ["\ue000", "\ue001", "\ue002", "\ue003", " ", "\u00a0", "\t\n",
                   "Copyright", "cOPYr", "copy", "r", "All Rights", "ALL R", "all", "aLl r", "C", "a"]
 
 
+@native
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_MARKED_PIECES), max_size=80))
 def test_compiled_blocks_equal_prepare_blocks(pieces: list[str]) -> None:
     from pipeline.extract.main_text import prepare_blocks
 
     marked = "".join(pieces)
-    assert walk.blocks(marked) == prepare_blocks(marked)
+    assert document.blocks(marked) == prepare_blocks(marked)
 
 
-# --- the parse guard's one-pass count equals the reference's per-spelling counts ---
+# --- the parse limits: by what the parser does, any tag name in any case, both paths ---
 
-_NESTING_PIECES = ["<div", "</div", "<DIV", "</DIV", "<Div", "<span", "</SPAN>", "<ul>", "</ol",
-                   "<blockquote>", "<table", "<b", "<", "</", "x", "é", "<d", "iv", "<<div"]
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(_NESTING_PIECES), max_size=60), st.integers(0, 40))
-def test_compiled_nesting_equals_the_reference(pieces: list[str], filler: int) -> None:
-    from pipeline.extract import tree
-
-    data = ("<p>" * filler + "".join(pieces)).encode()
-    reference = sum(data.count(b"<" + n) - data.count(b"</" + n) for n in tree.NESTING_NAMES)
-    for limit in (0, 10, 10_000):  # low limits compare the counting, not only the shortcut
-        assert walk._walk.nesting(data, tree.NESTING_NAMES, limit) == (reference if data.count(b"<") > limit else 0)
-    assert walk.unclosed_nesting(data) == tree.unclosed_nesting(data)
+_URL = "http://h.example/"
 
 
-def test_nesting_over_the_limit() -> None:
-    from pipeline.extract import tree
+def _on_both_paths(html: str, options: ExtractOptions, monkeypatch: pytest.MonkeyPatch) -> list:
+    results = [extract(html, _URL, "UTF-8", options)] if document.NATIVE else []
+    with monkeypatch.context() as patched:
+        patched.setattr(document, "NATIVE", False)
+        results.append(extract(html, _URL, "UTF-8", options))
+    return results
 
-    data = b"<div><SPAN>" * 6_000 + b"</div>" * 100
-    assert walk.unclosed_nesting(data) == tree.unclosed_nesting(data) == 11_900
+
+@native
+def test_the_depth_limit_is_the_parsers_stack_of_open_elements() -> None:
+    # html and body are open too: 8 divs make 10 open elements
+    document.parse(b"<div>" * 8 + b"x", 10, 0, 0.0)
+    with pytest.raises(document.ExtractionLimit, match="too-deep: more than 10 open elements"):
+        document.parse(b"<div>" * 9 + b"x", 10, 0, 0.0)
+    # closed elements never accumulate, however many
+    document.parse(b"<div><span>x</span></div>" * 5_000, 10, 0, 0.0)
+
+
+@native
+def test_the_attribute_limit_counts_the_start_tags_attributes_duplicates_included() -> None:
+    def tag(count: int, name: bytes = b"a") -> bytes:
+        return b"<div " + b" ".join(name + (str(i).encode() if name == b"a" else b"") for i in range(count)) + b">"
+
+    document.parse(tag(5), 0, 5, 0.0)
+    with pytest.raises(document.ExtractionLimit, match="too-many-attributes: a start tag with more than 5"):
+        document.parse(tag(6), 0, 5, 0.0)
+    # the tree builder drops duplicates one by one: they cost the same, so they count
+    with pytest.raises(document.ExtractionLimit, match="too-many-attributes"):
+        document.parse(tag(6, b"x"), 0, 5, 0.0)
+
+
+@native
+def test_the_cpu_deadline_stops_the_parse_itself() -> None:
+    import time
+
+    with pytest.raises(document.ExtractionLimit, match="time-budget"):
+        document.parse(b"<p>x</p>" * 10_000, 0, 0, time.thread_time())
+
+
+@pytest.mark.parametrize("unit", ["<Div>", "<DIV>x", "<section>", "<b>", "<font size=2>", "<custom-el>",
+                                  "<blockquote>", "<span>", "<svg><g>", "<table><tr><td><div>"])
+def test_hostile_nesting_is_refused_on_both_paths(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3,000 levels of anything that stays open: refused up front, and the record says why
+    html = "<title>deep</title>" + unit * 3_000
+    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+        assert result.title is None and result.links == () and result.main_text == ""
+        assert len(result.errors) == 1 and result.errors[0].startswith(
+            "parse: ExtractionLimit: too-deep: more than 1024 open elements"), result.errors
+
+
+@pytest.mark.parametrize("name", ["a", "A", "data-x", "x"])
+def test_a_start_tag_with_thousands_of_attributes_is_refused_on_both_paths(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    html = "<title>t</title><Div " + " ".join(f"{name}{i}=v" for i in range(5_000)) + ">x</div>"
+    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+        assert result.errors[0].startswith(
+            "parse: ExtractionLimit: too-many-attributes: a start tag with more than 1024 attributes")
+
+
+@pytest.mark.parametrize("html", [
+    "<div><p>text here.</p></div>" * 5_000,
+    "<p>paragraph without an end tag " * 5_000,  # each p closes the one before
+    "<ul>" + "<li>item" * 5_000 + "</ul>",
+    "<table>" + "<tr><td>cell<td>cell" * 3_000 + "</table>",
+    "<script>" + "<div>" * 5_000 + "</script><p>after the script</p>",
+    "<div " + " ".join(f"a{i}" for i in range(1_000)) + ">x</div>",
+])
+def test_large_flat_documents_are_not_refused(html: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+        assert result.errors == ()
+
+
+def test_the_time_budget_yields_an_error_not_a_stall(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    options = replace(ExtractOptions(), time_budget=1e-9)
+    for result in _on_both_paths("<title>t</title><p>text</p>", options, monkeypatch):
+        assert result.title is None and result.main_text == ""
+        assert len(result.errors) == 1 and "ExtractionLimit: time-budget:" in result.errors[0]
+    # 0 switches the budget off
+    assert extract("<p>x", _URL, "UTF-8", replace(options, time_budget=0.0)).errors == ()
+
+
+@native
+def test_the_core_takes_no_address_from_python() -> None:
+    from pipeline.extract import _document  # type: ignore[attr-defined]
+
+    # Everything the walks read hangs off a Document, which owns its tree.
+    public = {name for name in dir(_document) if not name.startswith("_")}
+    assert public == {"Document", "ParseLimitError", "LEXBOR_VERSION", "configure",
+                      "configure_head", "configure_patterns", "blocks"}
+    assert set(dir(_document.Document)) >= {"facts", "main_text"}
+    with pytest.raises(TypeError):
+        _document.Document(12345)
+    tree = _document.Document(b"<title>t</title><a href=/x>x</a>")
+    facts = tree.facts(10)
+    del tree  # the facts are Python objects: nothing refers into the freed tree
+    assert facts[3][2] == "t"
