@@ -94,7 +94,7 @@ def wanted_key(key: str | None) -> bool:
     return key is not None and key.strip(ASCII_WHITESPACE).lower() in WANTED_KEYS
 
 
-def head_facts(found: Scan | TagIndex) -> HeadFacts:
+def head_facts(found: Scan) -> HeadFacts:
     """:class:`HeadFacts` through selectolax (the reference of the compiled walk)."""
     metas = []
     for meta in found["meta"]:
