@@ -7,11 +7,11 @@ OUT ?= out
 SLOW ?=
 PYTEST_ARGS ?=
 
-.PHONY: redecode test bench sample lint nightly clean venv
+.PHONY: redecode test bench sample lint nightly clean venv sanitize test-pure-python
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml $(wildcard pipeline/*/*.c pipeline/*/*.h)
+$(STAMP): pyproject.toml setup.py $(wildcard pipeline/*/*.c pipeline/*/*.h)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
@@ -21,16 +21,25 @@ $(STAMP): pyproject.toml $(wildcard pipeline/*/*.c pipeline/*/*.h)
 redecode: $(STAMP)
 	$(BIN)/redecode run data/sample/ --out $(OUT) --rules data/sample/rules.toml
 
-## The whole test suite (slow suites only with SLOW=1)
+## The whole test suite (slow suites only with SLOW=1; SLOW=1 also runs the two native jobs)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
+	$(if $(SLOW),$(MAKE) sanitize test-pure-python)
+
+## Every extension built with ASan + UBSan: the suite, then FUZZ_SECONDS (120) of fuzzing
+sanitize:
+	scripts/native_job.sh sanitize
+
+## Installed without a compiler (no extension built): the suite on the pure-Python path
+test-pure-python:
+	scripts/native_job.sh pure-python
 
 ## Regenerate data/sample/ from the project's own text
 sample: $(STAMP)
 	$(BIN)/python scripts/make_sample.py data/sample
 
 lint: $(STAMP)
-	$(BIN)/ruff check pipeline tests scripts
+	$(BIN)/ruff check pipeline tests scripts bench setup.py
 
 ## Benchmarks (installs the peers in the bench extra)
 bench: $(STAMP)
