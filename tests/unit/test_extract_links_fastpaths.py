@@ -62,6 +62,7 @@ _URL_PIECES = ["http", "https", "mailto", ":", "//", "/", "?", "#", "@", "[", "]
                "example.com", "xn--p1ai", ":8080", "u:p", " ", "日本"]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.sampled_from(_URL_PIECES), max_size=12))
 @settings(max_examples=2000, deadline=None)
 def test_compiled_hosts_equal_url_host(pieces: list[str]) -> None:
@@ -74,6 +75,7 @@ def test_compiled_hosts_equal_url_host(pieces: list[str]) -> None:
     assert domains._urls.hosts([url, None]) == [domains.url_host(url), None]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_compiled_hosts_on_resolved_targets() -> None:
     from pipeline.extract import domains
 
@@ -82,6 +84,7 @@ def test_compiled_hosts_on_resolved_targets() -> None:
     assert domains.url_hosts(targets) == [domains.url_host(t) for t in targets]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @pytest.mark.parametrize("base", BASES)
 def test_links_made_in_c_equal_the_python_loop(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # _urls.make_links fills Link's slots directly: the same links (and bad count) as
@@ -115,6 +118,7 @@ def _python_links(candidates, base, page_url, encoding, monkeypatch):  # type: i
         return links.extract_links(candidates, len(candidates) + 3, base, page_url, encoding, 10_000)
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.tuples(st.sampled_from(_TAGS), st.sampled_from(_HREF_POOL), st.sampled_from(_RELS),
                           st.sampled_from(["", "t", "two words"])), max_size=30),
        st.sampled_from([*BASES, None]), st.sampled_from([None, "https://www.news.example.co.uk/p", "mailto:x@y"]),
@@ -140,6 +144,7 @@ def test_links_in_one_c_call_equal_the_python_loop(candidates, base, page_url, e
     assert fast == slow
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_links_in_one_c_call_on_the_article_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     from pathlib import Path
 
