@@ -218,7 +218,7 @@ def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000)) 
             for path in ((True, False) if native else (False,)):
                 document.NATIVE = path
                 try:
-                    times.append(min(_cpu(lambda: extract(text, "http://x.example/", "UTF-8"))
+                    times.append(min(_cpu(lambda text=text: extract(text, "http://x.example/", "UTF-8"))
                                      for _ in range(3)))
                 finally:
                     document.NATIVE = native

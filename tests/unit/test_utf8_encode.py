@@ -11,9 +11,9 @@ try:
     from pipeline.encoding import _utf8  # type: ignore[attr-defined]
 except ImportError:  # the no-compiler job deselects these tests; elsewhere they fail below
     _utf8 = None
+from pipeline.extract.document import utf8_of
 
 pytestmark = pytest.mark.native
-from pipeline.extract.document import utf8_of
 
 # ASCII markup, Latin-1, 2- and 3-byte BMP characters, astral ones, lone surrogates, and
 # runs long enough for the 4,096-unit sample and the 8-unit blocks.
