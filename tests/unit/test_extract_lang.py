@@ -119,6 +119,7 @@ def test_the_chains_warm_up_for_the_dfas_depth() -> None:
                for k in range(8))
 
 
+@pytest.mark.native  # the DFA depth cached beside the model is the compiled walk's
 def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # The decompressed cache must load the very arrays py3langid's own loader gives.
     import numpy as np
