@@ -7,7 +7,7 @@ OUT ?= out
 SLOW ?=
 PYTEST_ARGS ?=
 
-.PHONY: redecode test bench sample lint nightly clean venv sanitize test-pure-python
+.PHONY: redecode test bench sample lint nightly clean venv sanitize test-pure-python test-dependency-floor
 
 venv: $(STAMP)
 
@@ -24,7 +24,7 @@ redecode: $(STAMP)
 ## The whole test suite (slow suites only with SLOW=1; SLOW=1 also runs the two native jobs)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
-	$(if $(SLOW),$(MAKE) sanitize test-pure-python)
+	$(if $(SLOW),$(MAKE) sanitize test-pure-python test-dependency-floor)
 
 ## Every extension built with ASan + UBSan: the suite, then FUZZ_SECONDS (120) of fuzzing
 sanitize:
@@ -33,6 +33,10 @@ sanitize:
 ## Installed without a compiler (no extension built): the suite on the pure-Python path
 test-pure-python:
 	scripts/native_job.sh pure-python
+
+## The lowest ada-url and selectolax that pyproject.toml admits: the suite
+test-dependency-floor:
+	scripts/native_job.sh floor
 
 ## Regenerate data/sample/ from the project's own text
 sample: $(STAMP)

@@ -7,6 +7,10 @@
 #   pure-python  installed with no usable compiler (CC/CXX fail): no extension is built; the
 #                whole suite on the pure-Python path, and `redecode run` must announce the
 #                fallback on stderr exactly once.
+#   floor        the lowest versions pyproject.toml admits of the two packages the native part
+#                builds from or falls back to (ada-url: its ada.cpp and ada_c.h compiled in;
+#                selectolax: the reference path), the whole suite (the top of each range is
+#                what the other jobs install).
 set -euo pipefail
 job="$1"
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -54,5 +58,13 @@ case "$job" in
     fi
     echo "pure-python: fallback announced once: $(grep "extraction runs in pure Python" "$work/stderr")"
     ;;
-  *) echo "usage: $0 sanitize|pure-python" >&2; exit 2 ;;
+  floor)
+    floors=("ada-url==${ADA_URL_FLOOR:-1.16.0}" "selectolax==${SELECTOLAX_FLOOR:-0.3.21}")
+    .venv/bin/python -m pip install -q "setuptools>=77" wheel "${floors[@]}"
+    # no build isolation: _urls compiles the ada of the ada-url installed here
+    .venv/bin/python -m pip install -q --no-build-isolation -e '.[dev]' "${floors[@]}"
+    .venv/bin/python -c "import pipeline.extract._urls as u, selectolax; print('floor: ada-url', u.ADA_URL_VERSION, 'compiled in; selectolax', selectolax.__version__)"
+    .venv/bin/python -m pytest -p no:cacheprovider -m "not slow"
+    ;;
+  *) echo "usage: $0 sanitize|pure-python|floor" >&2; exit 2 ;;
 esac
