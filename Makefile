@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard pipeline/*/*.c pipeline/*/*.h)
 redecode: $(STAMP)
 	$(BIN)/redecode run data/sample/ --out $(OUT) --rules data/sample/rules.toml
 
-## The whole test suite (slow suites only with SLOW=1; SLOW=1 also runs the two native jobs)
+## The whole test suite (slow suites only with SLOW=1; SLOW=1 also runs the three native jobs)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
 	$(if $(SLOW),$(MAKE) sanitize test-pure-python test-dependency-floor)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import fields
 from functools import lru_cache
+from typing import Any
 
 from pipeline.extract.domains import registered_domain, url_host, url_hosts
 from pipeline.extract.fields import Link
@@ -23,7 +24,6 @@ LinkCandidate = tuple[str, str, str | None, str]
 LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
 _TAG_ID = {name: tag_id for tag_id, name in tag_ids(("a", "area")).items()}
 _A_ID, _AREA_ID = _TAG_ID["a"], _TAG_ID["area"]
-_UNSEEN = object()
 _SPLIT = str.maketrans({c: " " for c in "\t\n\x0c\r "})
 
 
@@ -85,12 +85,12 @@ def extract_links(
     truncated = max(0, total - max_links)
     args = resolve.compiled_args() if _compiled is not None else None
     if args is not None:  # the loop below in one C call (tests compare the two)
-        def internal(host: str | None) -> bool | None:
+        def internal_fn(host: str | None) -> bool | None:
             domain = registered_domain(host)
             return None if domain is None else domain == page_domain
 
         made, bad = _compiled.links(candidates, args[0], page_domain is not None, internal_of,
-                                    internal, args[1], args[2])
+                                    internal_fn, args[1], args[2])
         return made, bad, truncated
     kept = []
     for tag, href, rel, text in candidates:
@@ -103,10 +103,11 @@ def extract_links(
     resolved = resolve.many(hrefs)
     targets: dict[str, tuple[str | None, bool | None]] = {}
     for href, target, host in zip(hrefs, resolved, url_hosts(resolved), strict=True):
-        internal = None
+        internal: bool | None = None
         if target is not None and page_domain is not None:
-            internal = internal_of.get(host, _UNSEEN)
-            if internal is _UNSEEN:
+            if host in internal_of:
+                internal = internal_of[host]
+            else:
                 domain = registered_domain(host)
                 internal = internal_of[host] = None if domain is None else domain == page_domain
         targets[href] = (target, internal)
@@ -154,7 +155,7 @@ def _link_factory() -> Callable[[str, str, str | None, str, str, bool | None, bo
 _new_link = _link_factory()
 
 
-def _bind_compiled() -> object | None:
+def _bind_compiled() -> Any:
     """``_urls.make_links`` bound to ``Link``'s slots; None without the extension (or if
     ``Link`` stops being a slots class: the Python loop serves)."""
     try:

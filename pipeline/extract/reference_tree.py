@@ -96,8 +96,8 @@ def tag_ids(names: tuple[str, ...] | frozenset[str]) -> dict[int, str]:
     for tag in names:
         # Table parts only exist inside a table: try the contexts the tree builder needs.
         for context in ("", "<table><tbody><tr>"):
-            sample = LexborHTMLParser(f"{context}<{tag}></{tag}>")
-            found = [node.tag_id for node in sample.root.traverse() if node.tag == tag]
+            root = LexborHTMLParser(f"{context}<{tag}></{tag}>").root
+            found = [node.tag_id for node in root.traverse() if node.tag == tag] if root else []
             if found:
                 ids[found[0]] = tag
                 break
@@ -139,7 +139,8 @@ def scan(tree: LexborHTMLParser) -> Scan:
     invisible: list[LexborNode] = []
     wanted = _TAG_IDS
     elements = 0
-    for node in tree.root.traverse():
+    root = tree.root
+    for node in root.traverse() if root is not None else ():
         elements += 1
         tag = wanted.get(node.tag_id)
         if tag is None:

@@ -101,7 +101,8 @@ class Resolver:
         # For an http(s) base (serialized: "scheme://[userinfo@]host[:port]/path..."),
         # hrefs starting "/x" or "//x" resolve exactly as the origin (scheme) + href
         # parsed alone: ada then parses one URL instead of the base again on every call.
-        self._origin = self._scheme = None
+        self._origin: str | None = None
+        self._scheme: str | None = None
         if self._base is not None and self._base.startswith(("http://", "https://")):
             colon = self._base.index(":")
             path_at = self._base.find("/", colon + 3)
@@ -122,7 +123,7 @@ class Resolver:
               and href[:3].isprintable()):  # (the parser drops tabs and newlines first)
             if href[1:2] != "/":
                 url = _ada_href(self._origin + href, None, None)  # path-absolute
-            elif href[2:3] not in ("/", "\\", ""):
+            elif href[2:3] not in ("/", "\\", "") and self._scheme is not None:
                 url = _ada_href(self._scheme + href, None, None)  # scheme-relative
             else:
                 url = _ada_href(href, self._base_data, self._base)
