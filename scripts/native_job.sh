@@ -59,7 +59,7 @@ case "$job" in
     echo "pure-python: fallback announced once: $(grep "extraction runs in pure Python" "$work/stderr")"
     ;;
   floor)
-    floors=("ada-url==${ADA_URL_FLOOR:-1.16.0}" "selectolax==${SELECTOLAX_FLOOR:-0.3.21}")
+    floors=("ada-url==${ADA_URL_FLOOR:-4.0.0}" "selectolax==${SELECTOLAX_FLOOR:-1.0.0}")
     .venv/bin/python -m pip install -q "setuptools>=77" wheel "${floors[@]}"
     # no build isolation: _urls compiles the ada of the ada-url installed here
     .venv/bin/python -m pip install -q --no-build-isolation -e '.[dev]' "${floors[@]}"
