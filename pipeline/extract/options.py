@@ -61,7 +61,8 @@ class ExtractOptions:
     attribute list):
 
     - ``max_open_elements``: the stack of open elements may not grow deeper than this
-      (Chromium stops nesting at 512; the deepest of the 181 benchmark pages reaches 34).
+      (Chromium's parser stops nesting at 512; the deepest tree of the 181 benchmark pages
+      is 51 elements deep).
     - ``max_attributes``: attributes on one start tag.
     - ``time_budget``: CPU seconds for one document's extraction, parse included (0: none).
     """
