@@ -1202,7 +1202,7 @@ static Py_ssize_t meta_key_count;
 
 /* Whether a meta key, ASCII whitespace stripped and lowercased, is a wanted one
  * (meta.wanted_key: str.lower() is Unicode's, but no non-ASCII character lowercases into
- * a wanted key, walk.py checks: a key with a non-ASCII byte is never wanted). */
+ * a wanted key, document.py checks: a key with a non-ASCII byte is never wanted). */
 static int wanted_key(const lxstr *v) {
     if (v == NULL) return 0;
     size_t start = 0, end = v->length;
