@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -126,6 +127,12 @@ class BuildNative(build_ext):
         if SANITIZE:
             ext.extra_link_args = [*ext.extra_link_args, *SANITIZER_FLAGS]
         super().build_extension(ext)
+        if ext.name == "pipeline.extract._document":
+            # Lexbor is Apache-2.0: its LICENSE and NOTICE go beside the module in the build
+            # (so into the wheel).
+            beside = Path(self.get_ext_fullpath(ext.name)).parent
+            for name in ("LICENSE", "NOTICE"):
+                shutil.copyfile(source.parent / name, beside / f"LEXBOR_{name}")
 
     def _objects(self, name: str, files: list[str], include: list[str], flags: list[str],
                  macros: list[tuple[str, str | None]]) -> list[str]:
