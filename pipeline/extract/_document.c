@@ -1588,7 +1588,10 @@ static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
         return NULL;
     if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
     lxnode *body = (lxnode *)lxb_html_document_body_element(self->doc);
-    if (body == NULL) return Py_BuildValue("([]nsO)", (Py_ssize_t)0, "", Py_False);
+    /* No body, or one the tree builder took out of the document (a frameset replaced it,
+     * HTML Standard §13.2.6.4.7 "frameset" start tag): nothing of it is rendered. */
+    if (body == NULL || body->parent == NULL)
+        return Py_BuildValue("([]nsO)", (Py_ssize_t)0, "", Py_False);
     return main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
                         article_min_share, prefix_chars);
 }

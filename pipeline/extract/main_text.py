@@ -380,7 +380,9 @@ def marked_text(
     and markers inserted): run every other extractor on the tree first.
     """
     root = tree.body
-    if root is None:
+    if root is None or root.parent is None:
+        # No body, or one the tree builder took out of the document (a frameset replaced
+        # it: HTML Standard §13.2.6.4.7, "frameset" start tag): nothing of it is rendered.
         return "", ""
     _remove(_unique(tree.css(INVISIBLE_SELECTOR)) if invisible is None else invisible)
     visible = root.text(separator=" ", strip=True, skip_empty=True)

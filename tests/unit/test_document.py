@@ -145,6 +145,18 @@ def test_every_field_is_the_same_on_both_paths_on_real_pages(monkeypatch: pytest
 
 
 @native
+def test_a_body_a_frameset_replaced_is_not_read_on_either_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by the fuzzer: the tree builder detaches the body (and the title inside it)
+    # when a frameset follows; the compiled walk skipped the title, the reference counted it.
+    seed = Path(__file__).resolve().parents[1] / "fixtures" / "fuzz" / "detached-body-found-by-fuzzing.html"
+    html = seed.read_text("utf-8")
+    fast = extract(html, "http://h.example/", "UTF-8")
+    monkeypatch.setattr(document, "NATIVE", False)
+    assert fast == extract(html, "http://h.example/", "UTF-8")
+    assert fast.text_length == 0 and fast.main_text == ""
+
+
+@native
 @pytest.mark.parametrize("piece", ["<a href=/x>a", "<h2>a", "<script>a", "<", "<span>x", "<Div>x"])
 def test_both_paths_agree_on_hostile_input(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
     html = "<body>" + piece * 2000
