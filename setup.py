@@ -136,7 +136,8 @@ class BuildNative(build_ext):
 
     def _objects(self, name: str, files: list[str], include: list[str], flags: list[str],
                  macros: list[tuple[str, str | None]]) -> list[str]:
-        """Object files of ``files``, compiled two at a time into a cache keyed by content."""
+        """Object files of ``files``, compiled one per core at a time into a cache keyed by
+        their content and the flags."""
         key = hashlib.sha256(repr((flags, macros, self.compiler.compiler_so)).encode())
         for path in files:
             key.update(path.encode() + Path(path).read_bytes())
