@@ -7,7 +7,8 @@ walks: no address crosses from Python, and no walk can outlive its tree. Without
 compiler at install time, or ``REDECODE_PURE_PYTHON=1``) the extractors take the
 pure-Python reference path over selectolax's tree (:mod:`pipeline.extract.reference_tree`);
 :func:`native_status` says which path serves and why, and the fallback is announced once
-on stderr by the process that first imports this module.
+per run on stderr (the only change importing this module makes to the process, and only
+on the fallback path: it sets ``REDECODE_FALLBACK_ANNOUNCED`` for the processes it starts).
 
 Limits: Lexbor's tree construction scans the stack of open elements for many start tags
 and an element's attribute list for each attribute it appends, so a document nesting
@@ -22,7 +23,7 @@ parse would stop).
 
 from __future__ import annotations
 
-import multiprocessing
+import importlib
 import os
 import re
 import sys
@@ -50,7 +51,7 @@ except ImportError:  # built without a compiler
     _utf8 = None
 
 try:
-    from pipeline.extract import _document  # type: ignore[attr-defined]
+    _document: Any = importlib.import_module("pipeline.extract._document")
 except ImportError as exc:  # no compiler at install time: the reference path serves
     _document = None
     _IMPORT_ERROR = str(exc)
@@ -128,10 +129,12 @@ def native_status() -> str | None:
     return _STATUS
 
 
-if not NATIVE and multiprocessing.parent_process() is None:
-    # Once per run: the process that imports the package first (a run's main process;
-    # the workers it starts are its children).
+#: Set by the process that announced the fallback, so that the processes it starts (a
+#: run's workers, which import this module again) do not repeat it: once per run.
+ANNOUNCED = "REDECODE_FALLBACK_ANNOUNCED"
+if not NATIVE and not os.environ.get(ANNOUNCED):
     print(f"redecode: extraction runs in pure Python (slower): {_STATUS}", file=sys.stderr)
+    os.environ[ANNOUNCED] = "1"
 
 
 def utf8_of(text: str) -> bytes:
