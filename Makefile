@@ -15,11 +15,11 @@ PYTEST_ARGS ?=
 # make bench WRITE=1 also rewrites the tracked bench/RESULTS.md (default: $(OUT)/bench/)
 WRITE ?=
 
-.PHONY: redecode test bench sample lint nightly clean venv package-check
+.PHONY: redecode test bench sample lint nightly clean venv package-check sanitize test-pure-python test-dependency-floor
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml $(wildcard pipeline/*/*.c pipeline/*/*.h)
+$(STAMP): pyproject.toml setup.py $(wildcard pipeline/*/*.c pipeline/*/*.h)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
@@ -29,9 +29,22 @@ $(STAMP): pyproject.toml $(wildcard pipeline/*/*.c pipeline/*/*.h)
 redecode: $(STAMP)
 	$(BIN)/redecode run $(CRAWL) --out $(OUT) $(if $(RULES),--rules $(RULES)) $(RUN_ARGS)
 
-## The whole test suite (slow suites only with SLOW=1)
+## The whole test suite (slow suites only with SLOW=1; SLOW=1 also runs the three native jobs)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
+	$(if $(SLOW),$(MAKE) sanitize test-pure-python test-dependency-floor)
+
+## Every extension built with ASan + UBSan: the suite, then FUZZ_SECONDS (120) of fuzzing
+sanitize:
+	scripts/native_job.sh sanitize
+
+## Installed without a compiler (no extension built): the suite on the pure-Python path
+test-pure-python:
+	scripts/native_job.sh pure-python
+
+## The lowest ada-url and selectolax that pyproject.toml admits: the suite
+test-dependency-floor:
+	scripts/native_job.sh floor
 
 ## Build the wheel and the sdist, install each into a clean venv, run the sample there
 package-check: $(STAMP)
@@ -42,7 +55,7 @@ sample: $(STAMP)
 	$(BIN)/python scripts/make_sample.py data/sample
 
 lint: $(STAMP)
-	$(BIN)/ruff check pipeline tests scripts bench
+	$(BIN)/ruff check pipeline tests scripts bench setup.py
 
 ## Benchmarks (installs the peers in the bench extra); results in $(OUT)/bench/RESULTS.md
 bench: $(STAMP)

@@ -184,6 +184,57 @@ def run(lines: list[str], repeat: int = 3) -> None:
         lines.append(f"| {names[name]} | {m['f1']:.3f} | {m['precision']:.3f} | "
                      f"{m['recall']:.3f} | {rate:.0f} | {ratio} | {alone[name]:.0f} | {ratio_alone} |")
     lines.append("")
+    hostile(lines)
+
+
+#: Pages the parse limits exist for (a start tag's name in any case, any element that stays
+#: open, attributes by the thousand), and the worst the limits still let through.
+HOSTILE = {
+    "unclosed `<Div>`": lambda size: "<Div>x" * (size // 6),
+    "unclosed `<section>`": lambda size: "<section>" * (size // 9),
+    "unclosed `<b>` with text": lambda size: "<b>x " * (size // 5),
+    "unclosed custom elements": lambda size: "<x-widget>" * (size // 10),
+    "one start tag, attributes by the thousand": lambda size: "<div " + "a=1 " * (size // 4) + ">",
+    "start tags of 1,000 attributes (under the limit)":
+        lambda size: ("<p " + " ".join(f"a{i}" for i in range(1_000)) + ">x</p>") * (size // 5_900),
+    "1,000 open elements, then paragraphs (under the limit)":
+        lambda size: "<div>" * 1_000 + "<p>x</p>" * ((size - 5_000) // 8),
+}
+
+
+def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000)) -> None:
+    """Append the hostile-page rows: the whole extraction step per page (CPU seconds, best
+    of 3) on both paths, and what the limits answered."""
+    from pipeline.extract import document, extract
+
+    lines += ["## Hostile pages (extract(), whole step, CPU seconds, best of 3)", "",
+              "| page | size | compiled core | MB/s | pure-Python path | result |",
+              "|---|---|---|---|---|---|"]
+    for name, make in HOSTILE.items():
+        for size in sizes:
+            text = make(size)
+            native = document.NATIVE
+            times = []
+            for path in ((True, False) if native else (False,)):
+                document.NATIVE = path
+                try:
+                    times.append(min(_cpu(lambda text=text: extract(text, "http://x.example/", "UTF-8"))
+                                     for _ in range(3)))
+                finally:
+                    document.NATIVE = native
+            errors = extract(text, "http://x.example/", "UTF-8").errors
+            result = errors[0].split(": ", 3)[2] if errors else "extracted"
+            fast = f"{times[0]:.3f}" if native else "-"
+            rate = f"{len(text.encode()) / 1e6 / times[0]:.0f}" if native and times[0] else "-"
+            lines.append(f"| {name} | {len(text.encode()) / 1e6:.1f} MB | {fast} | {rate} | "
+                         f"{times[-1]:.3f} | {result} |")
+    lines.append("")
+
+
+def _cpu(fn: Callable[[], object]) -> float:
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
 
 
 def _ours(html: str, url: str) -> str:
@@ -196,7 +247,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--peers", action="store_true", help="also run trafilatura and resiliparse")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--hostile", action="store_true", help="only the hostile-page rows")
     args = parser.parse_args()
+    if args.hostile:
+        lines: list[str] = []
+        hostile(lines)
+        print("\n".join(lines))
+        return
     sys.path.insert(0, str(ROOT))
     pages = load_corpus()
     _ours(pages[0][2], pages[0][1])  # load the language model outside the timing

@@ -1,4 +1,4 @@
-/* ASCII helpers shared by _walk.c and _urls.c: the Infra Standard's ASCII whitespace and
+/* ASCII helpers shared by _document.c and _urls.c: the Infra Standard's ASCII whitespace and
  * ASCII case-insensitive matching, over UTF-8 bytes (a non-ASCII byte never matches). */
 #ifndef REDECODE_ASCII_H
 #define REDECODE_ASCII_H

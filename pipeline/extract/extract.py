@@ -6,26 +6,21 @@ prunes and marks the same tree (it is the only mutating reader).
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
-
-from selectolax.lexbor import LexborHTMLParser
+from typing import Any
 
 from pipeline.encoding.lookup import get_an_encoding
-from pipeline.extract import walk
+from pipeline.extract import document
+from pipeline.extract.document import ExtractionLimit, estimate_limits, utf8_of
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
 from pipeline.extract.links import extract_links, link_candidates
 from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
-from pipeline.extract.tree import (
-    MAX_UNCLOSED_NESTING,
-    Scan,
-    parse_document,
-    scan,
-    utf8_of,
-)
-from pipeline.extract.urls import parse_url
+from pipeline.extract.reference_tree import Scan, parse_document, scan
+from pipeline.extract.url_resolution import parse_url
 
 _DEFAULT_OPTIONS = ExtractOptions()
 #: The fallback runs only on pages with this many times ``fallback_min_chars`` of text.
@@ -43,6 +38,12 @@ assert MAX_CHARS <= VISIBLE_PREFIX, "the language sample needs MAX_CHARS of visi
 
 def _failure(part: str, exc: Exception) -> str:
     return f"{part}: {type(exc).__name__}: {exc}"
+
+
+def _check_budget(deadline: float, budget: float, part: str) -> None:
+    """Raise :class:`ExtractionLimit` once the thread's CPU time has passed ``deadline``."""
+    if deadline and time.thread_time() > deadline:
+        raise ExtractionLimit("time-budget", f"more than {budget:g} CPU seconds by the end of {part}")
 
 
 def extract(
@@ -74,20 +75,23 @@ def extract(
     errors: list[str] = []
     doc_encoding = get_an_encoding(encoding) or "UTF-8"
     page_url = parse_url(url)
+    budget = options.time_budget
+    deadline = time.thread_time() + budget if budget else 0.0
     data = utf8 if utf8 is not None else utf8_of(text)
-    depth = walk.unclosed_nesting(data)
-    if depth > MAX_UNCLOSED_NESTING:
-        return _empty(page_url, (f"parse: too-deep: ~{depth} unclosed nested containers",))
-    fast = walk.AVAILABLE
+    fast = document.NATIVE
     found: Scan | None = None
+    tree: Any
     try:
-        tree = parse_document(data)
-        if fast:  # the compiled walks: the same results (tests/unit/test_walk.py), faster
-            elements, total_links, candidates, facts = walk.document(tree, options.max_links)
+        if fast:  # the compiled core: the same results (tests/unit/test_document.py), faster
+            tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
+            elements, total_links, candidates, facts = document.facts(tree, options.max_links)
         else:
+            estimate_limits(data, options.max_open_elements, options.max_attributes)
+            tree = parse_document(data)
             found = scan(tree)
             elements, total_links = found.elements, len(found.links)
-    except Exception as exc:  # nothing to extract from; the caller records the error
+        _check_budget(deadline, budget, "the parse")
+    except Exception as exc:  # a limit, or nothing to extract from: the caller records why
         return _empty(page_url, (_failure("parse", exc),))
 
     meta = Metadata(None, None, {}, None, page_url, None, None)
@@ -106,6 +110,9 @@ def extract(
         links, bad_urls, links_truncated = extract_links(
             candidates, total_links, meta.base_url, page_url, doc_encoding, options.max_links
         )
+        _check_budget(deadline, budget, "the links")
+    except ExtractionLimit as exc:
+        return _empty(page_url, (_failure("links", exc),))
     except Exception as exc:
         errors.append(_failure("links", exc))
 
@@ -129,6 +136,9 @@ def extract(
             second = main_text_of(again, retry)
             if len(second) > len(main_text):
                 main_text = second
+        _check_budget(deadline, budget, "the main text")
+    except ExtractionLimit as exc:
+        return _empty(page_url, (_failure("main-text", exc),))
     except Exception as exc:
         errors.append(_failure("main-text", exc))
 
@@ -182,15 +192,15 @@ def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
     )
 
 
-def _blocks(tree: LexborHTMLParser, options: ExtractOptions, found: Scan | None
-            ) -> tuple[list[Block], int, str]:
+def _blocks(tree: Any, options: ExtractOptions, found: Scan | None) -> tuple[list[Block], int, str]:
     """(ExtractContent blocks, visible text length, its first ``VISIBLE_PREFIX`` characters):
-    the compiled walk, or the Python reference (which mutates the tree) when ``found`` is
-    the Python path's scan."""
-    if found is None and walk.AVAILABLE:
-        return walk.main_text(tree, options.drop_boilerplate_tags, options.drop_hidden,
-                              options.prune_patterns, options.prefer_article,
-                              options.prune_max_share, options.article_min_share, VISIBLE_PREFIX)
+    the compiled walk over a :func:`pipeline.extract.document.parse` tree, or the Python
+    reference (which mutates the selectolax ``tree``) on the reference path."""
+    if document.NATIVE:
+        return document.main_text(tree, options.drop_boilerplate_tags, options.drop_hidden,
+                                  options.prune_patterns, options.prefer_article,
+                                  options.prune_max_share, options.article_min_share,
+                                  VISIBLE_PREFIX)
     marked, visible = marked_text(tree, options, found.invisible if found is not None else None)
     return prepare_blocks(marked), len(visible), visible[:VISIBLE_PREFIX]
 

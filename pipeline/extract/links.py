@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import fields
+from functools import lru_cache
+from typing import Any
 
 from pipeline.extract.domains import registered_domain, url_host, url_hosts
 from pipeline.extract.fields import Link
-from pipeline.extract.tree import Scan, rel_keywords, tag_ids
-from pipeline.extract.urls import Resolver
+from pipeline.extract.reference_tree import Scan, tag_ids
+from pipeline.extract.url_resolution import Resolver
 
 #: One link candidate: (tag, href, rel, text) — text is the anchor's text for ``a`` or the
 #: ``alt`` value for ``area``, whitespace collapsed; "" for ``link``.
@@ -22,14 +24,27 @@ LinkCandidate = tuple[str, str, str | None, str]
 LINK_RELS = frozenset({"canonical", "alternate", "next", "prev"})
 _TAG_ID = {name: tag_id for tag_id, name in tag_ids(("a", "area")).items()}
 _A_ID, _AREA_ID = _TAG_ID["a"], _TAG_ID["area"]
-_UNSEEN = object()
+_SPLIT = str.maketrans({c: " " for c in "\t\n\x0c\r "})
+
+
+@lru_cache(maxsize=1024)  # pages repeat a few rel values ("nofollow", "noopener noreferrer")
+def rel_keywords(rel: str | None) -> tuple[str, ...]:
+    """A ``rel`` value split on ASCII whitespace, ASCII-lowercased (link types are ASCII
+    case-insensitive keywords, HTML Standard §4.6.7).
+
+    >>> rel_keywords(" NoFollow\\tnoopener ")
+    ('nofollow', 'noopener')
+    """
+    if not rel:
+        return ()
+    return tuple(k.lower() if k.isascii() else k for k in rel.translate(_SPLIT).split(" ") if k)
 
 
 def link_candidates(found: Scan, max_links: int) -> list[LinkCandidate]:
     """(tag, href, rel, text) of the ``a``, ``area`` and ``link`` elements with an href
     among the first ``max_links`` of them, in tree order — text is the anchor's text
     (``node.text()``) or the ``alt`` of an ``area``, whitespace collapsed; "" for a ``link``. The pure-Python
-    reference of :func:`pipeline.extract.walk.document`'s link candidates.
+    reference of :func:`pipeline.extract.document.facts`' link candidates.
     """
     out = []
     a_id, area_id = _A_ID, _AREA_ID
@@ -70,12 +85,12 @@ def extract_links(
     truncated = max(0, total - max_links)
     args = resolve.compiled_args() if _compiled is not None else None
     if args is not None:  # the loop below in one C call (tests compare the two)
-        def internal(host: str | None) -> bool | None:
+        def internal_fn(host: str | None) -> bool | None:
             domain = registered_domain(host)
             return None if domain is None else domain == page_domain
 
         made, bad = _compiled.links(candidates, args[0], page_domain is not None, internal_of,
-                                    internal, args[1], args[2])
+                                    internal_fn, args[1], args[2])
         return made, bad, truncated
     kept = []
     for tag, href, rel, text in candidates:
@@ -88,10 +103,11 @@ def extract_links(
     resolved = resolve.many(hrefs)
     targets: dict[str, tuple[str | None, bool | None]] = {}
     for href, target, host in zip(hrefs, resolved, url_hosts(resolved), strict=True):
-        internal = None
+        internal: bool | None = None
         if target is not None and page_domain is not None:
-            internal = internal_of.get(host, _UNSEEN)
-            if internal is _UNSEEN:
+            if host in internal_of:
+                internal = internal_of[host]
+            else:
                 domain = registered_domain(host)
                 internal = internal_of[host] = None if domain is None else domain == page_domain
         targets[href] = (target, internal)
@@ -139,7 +155,7 @@ def _link_factory() -> Callable[[str, str, str | None, str, str, bool | None, bo
 _new_link = _link_factory()
 
 
-def _bind_compiled() -> object | None:
+def _bind_compiled() -> Any:
     """``_urls.make_links`` bound to ``Link``'s slots; None without the extension (or if
     ``Link`` stops being a slots class: the Python loop serves)."""
     try:

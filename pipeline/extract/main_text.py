@@ -42,7 +42,7 @@ from functools import lru_cache
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pipeline.extract.options import DEFAULT_WASTE_EXPRESSIONS, ExtractOptions
-from pipeline.extract.tree import tag_ids
+from pipeline.extract.reference_tree import tag_ids
 
 #: Never rendered as text (or not text at all): removed before anything is measured.
 INVISIBLE_SELECTOR = (
@@ -72,26 +72,30 @@ _STRUCTURE_CANDIDATES = ", ".join([*sorted(BOILERPLATE_TAGS), "[role]", "[hidden
 _PATTERN_CANDIDATES = "[class], [id]"
 _BOILERPLATE_TAG_IDS = frozenset(tag_ids(BOILERPLATE_TAGS))
 _PATTERN_TAG_IDS = frozenset(tag_ids(PATTERN_TAGS))
-_HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.ASCII | re.IGNORECASE)
+HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.ASCII | re.IGNORECASE)
 #: Elements that start and end an ExtractContent block (the original's div/td/center,
 #: plus the HTML5 sectioning and table/list containers that play their role today).
 BLOCK_TAGS = ("div", "td", "th", "center", "section", "article", "main", "header", "table", "ul",
               "ol", "dl", "figure", "blockquote", "pre")
 #: Elements that only start a new line inside a block.
 LINE_TAGS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dt", "dd", "tr", "br", "figcaption", "hr")
-_BLOCK, _LINE_START, _LINK = 1, 2, 3
-_MARK_KINDS: dict[int, int] = {
-    **{tag_id: _BLOCK for tag_id in tag_ids(BLOCK_TAGS)},
-    **{tag_id: _LINE_START for tag_id in tag_ids(LINE_TAGS)},
-    **{tag_id: _LINK for tag_id in tag_ids(("a",))},
+#: ExtractContent marker kinds (the compiled walk's K_BLOCK, K_LINE, K_LINK).
+BLOCK, LINE_START, LINK = 1, 2, 3
+#: The marker kind of each marked element, by tag name.
+MARK_KINDS: dict[str, int] = {
+    **{tag: BLOCK for tag in BLOCK_TAGS},
+    **{tag: LINE_START for tag in LINE_TAGS},
+    "a": LINK,
 }
 #: Inside an article container a table is content (standings, specifications), not page
 #: layout: its cells are lines of one block, so short cells are not scored away one by
 #: one. Outside, td/th keep the original's block role (table-layout pages).
-_CONTAINER_MARK_KINDS: dict[int, int] = {
-    **_MARK_KINDS,
-    **{tag_id: _LINE_START for tag_id in tag_ids(("td", "th", "table"))},
-}
+CONTAINER_MARK_KINDS: dict[str, int] = {**MARK_KINDS, "td": LINE_START, "th": LINE_START,
+                                        "table": LINE_START}
+# The reference walk dispatches on selectolax's tag ids.
+_MARK_KINDS = {tag_id: MARK_KINDS[name] for tag_id, name in tag_ids(tuple(MARK_KINDS)).items()}
+_CONTAINER_MARK_KINDS = {tag_id: CONTAINER_MARK_KINDS[name]
+                         for tag_id, name in tag_ids(tuple(CONTAINER_MARK_KINDS)).items()}
 
 _HARD = "\ue000"  # block boundary
 _LINK_OPEN = "\ue001"
@@ -137,7 +141,7 @@ def _structural_test(options: ExtractOptions) -> Callable[[LexborNode], bool]:
     tags = options.drop_boilerplate_tags
     hidden = options.drop_hidden
     tag_ids = _BOILERPLATE_TAG_IDS
-    hidden_style = _HIDDEN_STYLE.search
+    hidden_style = HIDDEN_STYLE.search
 
     def test(node: LexborNode) -> bool:
         if tags and node.tag_id in tag_ids:
@@ -193,7 +197,8 @@ def _trie(words: list[str]) -> str:
 
 
 @lru_cache(maxsize=8)
-def _patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
+def boilerplate_pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regular expression for the class/id words (a trie of alternatives)."""
     return re.compile(_trie(list(patterns)))
 
 
@@ -236,10 +241,10 @@ def _mark(root: LexborNode, in_container: bool = False) -> None:
     kinds = _CONTAINER_MARK_KINDS if in_container else _MARK_KINDS
     marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
     for node, kind in marked:
-        if kind == _BLOCK:
+        if kind == BLOCK:
             node.insert_before(_HARD)
             node.insert_after(_HARD)
-        elif kind == _LINE_START:
+        elif kind == LINE_START:
             node.insert_before(_LINE)
         else:
             node.insert_before(_LINK_OPEN)
@@ -303,7 +308,7 @@ def _maybe_waste(text: bytes) -> bool:
 
 def prepare_blocks(marked: str) -> list[Block]:
     """Cut marked text into ExtractContent blocks, dropping empty and blank ones (the
-    pure-Python reference of :func:`pipeline.extract.walk.blocks`)."""
+    pure-Python reference of :func:`pipeline.extract.document.blocks`)."""
     out = []
     for block in marked.split(_HARD):
         if block.isspace() or not block:
@@ -367,15 +372,17 @@ def marked_text(
 ) -> tuple[str, str]:
     """The scoring scope's text with ExtractContent's block, line and link markers, and
     the document's whole visible text — the pure-Python reference of
-    :func:`pipeline.extract.walk.main_text`.
+    :func:`pipeline.extract.document.main_text`.
 
     The visible text is the body's text nodes, each stripped, joined by spaces.
     ``invisible`` is the never-rendered elements in tree order when the caller already has
-    them (:func:`pipeline.extract.tree.scan`). MUTATES ``tree`` (boilerplate is removed
+    them (:func:`pipeline.extract.reference_tree.scan`). MUTATES ``tree`` (boilerplate is removed
     and markers inserted): run every other extractor on the tree first.
     """
     root = tree.body
-    if root is None:
+    if root is None or root.parent is None:
+        # No body, or one the tree builder took out of the document (a frameset replaced
+        # it: HTML Standard §13.2.6.4.7, "frameset" start tag): nothing of it is rendered.
         return "", ""
     _remove(_unique(tree.css(INVISIBLE_SELECTOR)) if invisible is None else invisible)
     visible = root.text(separator=" ", strip=True, skip_empty=True)
@@ -387,7 +394,7 @@ def marked_text(
     if options.drop_boilerplate_tags or options.drop_hidden:
         _prune(scope, _STRUCTURE_CANDIDATES, _structural_test(options), options.prune_max_share)
     if options.prune_patterns:
-        _prune(scope, _PATTERN_CANDIDATES, _classed_test(_patterns(BOILERPLATE_PATTERNS)),
+        _prune(scope, _PATTERN_CANDIDATES, _classed_test(boilerplate_pattern(BOILERPLATE_PATTERNS)),
                options.prune_max_share)
     _mark(scope, in_container=scope.mem_id != root.mem_id)
     return scope.text(), visible

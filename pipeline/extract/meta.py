@@ -9,16 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.extract.tree import (
-    ASCII_WHITESPACE,
-    Scan,
-    TagIndex,
-    is_html_element,
-    rel_keywords,
-    strip_and_collapse,
-    strip_ascii,
-)
-from pipeline.extract.urls import resolve_url
+from pipeline.extract.infra import ASCII_WHITESPACE, strip_and_collapse, strip_ascii
+from pipeline.extract.links import rel_keywords
+from pipeline.extract.reference_tree import Scan, is_html_element
+from pipeline.extract.url_resolution import resolve_url
 
 #: OpenGraph and Twitter keys collected (``og:image`` and ``twitter:image`` are resolved).
 OG_KEYS = ("og:title", "og:description", "og:image", "og:url", "og:type", "og:site_name", "og:locale")
@@ -54,9 +48,9 @@ def document_title(child_text: str | None) -> str | None:
     order)" — an HTML ``title``: SVG's ``title`` elements do not count. None when there
     is no title element (``document.title`` would be the empty string).
 
-    >>> from pipeline.extract.tree import TagIndex, parse_document
+    >>> from pipeline.extract.reference_tree import parse_document, scan
     >>> tree = parse_document("<svg><title>no</title></svg><title> A \\n b </title>")
-    >>> document_title(head_facts(TagIndex(tree)).title)
+    >>> document_title(head_facts(scan(tree)).title)
     'A b'
     """
     return strip_and_collapse(child_text) if child_text is not None else None
@@ -81,7 +75,7 @@ def document_base_url(href: str | None, url: str | None, encoding: str) -> tuple
 class HeadFacts:
     """What metadata reads off the tree (attribute values as written; None when absent or
     value-less): :func:`head_facts` through selectolax, or the compiled walk
-    (:func:`pipeline.extract.walk.document`) in one pass."""
+    (:func:`pipeline.extract.document.facts`) in one pass."""
 
     metas: list[tuple[str | None, str | None, str]]  # (property, name, content): a content, a wanted key
     base_href: str | None  # the href of the first base element that has one
@@ -100,7 +94,7 @@ def wanted_key(key: str | None) -> bool:
     return key is not None and key.strip(ASCII_WHITESPACE).lower() in WANTED_KEYS
 
 
-def head_facts(found: Scan | TagIndex) -> HeadFacts:
+def head_facts(found: Scan) -> HeadFacts:
     """:class:`HeadFacts` through selectolax (the reference of the compiled walk)."""
     metas = []
     for meta in found["meta"]:

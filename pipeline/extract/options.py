@@ -54,6 +54,17 @@ class ExtractOptions:
       ``Extracted.links_truncated``.
     - ``max_pruned_elements``: above this many elements, boilerplate pruning is skipped
       and ExtractContent runs on the whole body.
+
+    Limits that refuse a document (its fields stay empty and ``Extracted.errors`` says
+    why, for the worker to record), because past them the parser's cost is no longer
+    linear (Lexbor's tree construction scans the stack of open elements and an element's
+    attribute list):
+
+    - ``max_open_elements``: the stack of open elements may not grow deeper than this
+      (Chromium's parser stops nesting at 512; the deepest tree of the 181 benchmark pages
+      is 51 elements deep).
+    - ``max_attributes``: attributes on one start tag.
+    - ``time_budget``: CPU seconds for one document's extraction, parse included (0: none).
     """
 
     threshold: float = 80.0
@@ -73,6 +84,9 @@ class ExtractOptions:
     max_links: int = 10_000
     max_pruned_elements: int = 50_000
     detect_language: bool = True
+    max_open_elements: int = 1_024
+    max_attributes: int = 1_024
+    time_budget: float = 10.0
 
     def __post_init__(self) -> None:
         # Bad options are a configuration error, raised when the rules file is loaded,
@@ -87,5 +101,11 @@ class ExtractOptions:
                 raise ValueError(f"ExtractOptions.{name} must be > 0")
         if not 0 < self.prune_max_share <= 1:
             raise ValueError("ExtractOptions.prune_max_share must be in (0, 1]")
-        if self.max_links < 0 or self.max_pruned_elements < 0:
-            raise ValueError("ExtractOptions.max_links and max_pruned_elements must be >= 0")
+        for name in ("max_links", "max_pruned_elements"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"ExtractOptions.{name} must be >= 0")
+        for name in ("max_open_elements", "max_attributes"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"ExtractOptions.{name} must be >= 1")
+        if not self.time_budget >= 0:
+            raise ValueError("ExtractOptions.time_budget must be >= 0 (0: none)")

@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 
 from pipeline.extract import extract
-from pipeline.extract.urls import resolve_url
+from pipeline.extract.url_resolution import resolve_url
 from tests.conftest import ROOT
 
 #: Acceptance floor of issue 4 (the Python ExtractContent port scores 0.786).

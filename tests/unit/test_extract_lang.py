@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,12 +51,14 @@ _SAMPLES = [
 ]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @given(st.text(max_size=300))
 @settings(max_examples=300, deadline=None)
 def test_compiled_feature_walk_equals_py3langids(text: str) -> None:
     _assert_same_walk(text)
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_compiled_feature_walk_on_real_languages() -> None:
     for text in _SAMPLES:
         _assert_same_walk(text)
@@ -78,6 +81,7 @@ def _assert_same_walk(text: str) -> None:
             assert list(got) == list(expected)  # the order the scores are summed in
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @given(st.text(min_size=100, max_size=1500))
 @settings(max_examples=200, deadline=None)
 def test_the_walk_in_chains_equals_py3langids_on_long_texts(text: str) -> None:
@@ -85,6 +89,7 @@ def test_the_walk_in_chains_equals_py3langids_on_long_texts(text: str) -> None:
     _assert_same_walk(text)
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_the_chains_warm_up_for_the_dfas_depth() -> None:
     # The chains' warm-up is the DFA's depth: the largest breadth-first distance of a state
     # from the start, recomputed here in numpy.
@@ -114,6 +119,7 @@ def test_the_chains_warm_up_for_the_dfas_depth() -> None:
                for k in range(8))
 
 
+@pytest.mark.native  # the DFA depth cached beside the model is the compiled walk's
 def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # The decompressed cache must load the very arrays py3langid's own loader gives.
     import numpy as np
@@ -174,6 +180,7 @@ _SCORED = [*_SAMPLES, "Ceci est une phrase en français, assez longue pour le d�
            GERMAN * 8, "Быстрая коричневая лиса перепрыгивает через ленивую собаку. " * 9]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_compiled_scores_are_the_float64_formula_exactly() -> None:
     # Bit for bit, with the F16C row conversion and with the portable one.
     from pipeline.extract import lang
@@ -190,6 +197,7 @@ def test_compiled_scores_are_the_float64_formula_exactly() -> None:
         lang._dfa.set_f16c(True)
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_both_row_conversions_are_exact_on_every_half() -> None:
     # Every float16 bit pattern through each path's multiply-add equals numpy's exact
     # float16 -> float64 widening (NaNs compared by being NaN).

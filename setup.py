@@ -1,0 +1,185 @@
+"""Build of the compiled extraction core (the project metadata is in pyproject.toml).
+
+Two extension modules link a parser built here from a registry package's sources, so the
+compiler checks every struct and function they use against the parser's own headers:
+
+* ``pipeline.extract._document`` holds Lexbor's HTML parser (the ``core``, ``dom``,
+  ``html``, ``ns`` and ``tag`` modules of the Lexbor tree that the selectolax sdist on PyPI
+  carries, Apache-2.0), fetched with pip at build time and checked against a SHA-256;
+  ``REDECODE_LEXBOR_SDIST`` names a local copy of that sdist for offline builds.
+* ``pipeline.extract._urls`` holds ada (``ada.cpp`` and its C API ``ada_c.h``, which the
+  ada-url wheel ships; ada-url is a build requirement).
+
+Every extension is optional: without a compiler (or without the sources) the package
+installs and the pure-Python path serves, which ``pipeline.extract.native_status()``
+reports. ``REDECODE_SANITIZE=1`` builds every extension, Lexbor and ada included, with
+AddressSanitizer and UndefinedBehaviorSanitizer (``make sanitize``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import CompileError
+
+ROOT = Path(__file__).resolve().parent
+#: The sdist whose ``lexbor/`` tree is built (Lexbor 3.1.0), and its SHA-256 on PyPI.
+LEXBOR_SDIST = ("selectolax", "1.0.2", "f0508ad927aa426425d4aa7a2bb2f8b21c01412534465bd227e241d4d0a6a418")
+LEXBOR_VERSION = "3.1.0"
+#: The Lexbor modules the HTML parser needs (html depends on core, dom, ns and tag only).
+LEXBOR_MODULES = ("core", "dom", "html", "ns", "tag")
+SANITIZE = os.environ.get("REDECODE_SANITIZE", "") not in ("", "0")
+SANITIZER_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+                   "-fno-omit-frame-pointer", "-g"]
+C_FLAGS = ["-O1" if SANITIZE else "-O2", "-std=c11", *(SANITIZER_FLAGS if SANITIZE else [])]
+#: Where fetched sources and compiled parser objects are kept between builds (keyed by the
+#: sources' hash and the flags: an editable reinstall does not rebuild Lexbor).
+CACHE = Path(os.environ.get("REDECODE_BUILD_CACHE", ROOT / "build" / "native"))
+
+
+def _lexbor_tree() -> Path:
+    """The Lexbor source tree (``.../lexbor/source``), extracted from the pinned sdist."""
+    name, version, sha256 = LEXBOR_SDIST
+    target = CACHE / f"lexbor-{LEXBOR_VERSION}-{sha256[:12]}"
+    if (target / "source" / "lexbor" / "html" / "parser.h").exists():
+        return target / "source"
+    sdist = os.environ.get("REDECODE_LEXBOR_SDIST")
+    with tempfile.TemporaryDirectory() as tmp:
+        if sdist is None:
+            try:
+                subprocess.run(
+                    [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                     "--no-build-isolation", "-q", "-d", tmp, f"{name}=={version}"],
+                    check=True, timeout=600,
+                )
+            except (OSError, subprocess.SubprocessError) as exc:
+                raise CompileError(f"could not fetch the {name} {version} sdist: {exc}") from exc
+            sdist = str(next(Path(tmp).glob(f"{name}-{version}.tar.gz")))
+        digest = hashlib.sha256(Path(sdist).read_bytes()).hexdigest()
+        if digest != sha256:
+            raise CompileError(f"{sdist}: SHA-256 {digest}, expected {sha256}")
+        prefix = f"{name}-{version}/lexbor/"
+        wanted = tuple(f"{prefix}source/lexbor/{module}/" for module in LEXBOR_MODULES) + (
+            f"{prefix}source/lexbor/ports/posix/", f"{prefix}LICENSE", f"{prefix}NOTICE")
+        CACHE.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=CACHE))
+        with tarfile.open(sdist) as archive:
+            members = [m for m in archive.getmembers()
+                       if m.name.startswith(wanted) and (m.isfile() or m.isdir())]
+            for member in members:
+                member.name = member.name[len(prefix):]
+            archive.extractall(staging, members=members, filter="data")
+        if not target.exists():  # (a concurrent build may have got there first)
+            os.replace(staging, target)
+    return target / "source"
+
+
+def _ada_dir() -> Path:
+    """The installed ada-url package: ``ada.cpp``, ``ada.h`` and ``ada_c.h``."""
+    spec = importlib.util.find_spec("ada_url")
+    if spec is None or not spec.submodule_search_locations:
+        raise CompileError("ada-url is not installed in the build environment")
+    where = Path(next(iter(spec.submodule_search_locations)))
+    if not all((where / f).exists() for f in ("ada.cpp", "ada.h", "ada_c.h")):
+        raise CompileError(f"{where}: ada-url ships no ada.cpp / ada_c.h")
+    return where
+
+
+def _ada_version() -> str:
+    from importlib.metadata import version
+
+    return version("ada-url")
+
+
+class BuildNative(build_ext):
+    """``build_ext`` that first compiles the parsers the extensions link (in parallel, cached)."""
+
+    def build_extension(self, ext: Extension) -> None:
+        if ext.name == "pipeline.extract._document":
+            source = _lexbor_tree()
+            files = sorted(str(p) for module in LEXBOR_MODULES
+                           for p in (source / "lexbor" / module).rglob("*.c"))
+            files += sorted(str(p) for p in (source / "lexbor" / "ports" / "posix").rglob("*.c"))
+            ext.include_dirs = [str(source)]
+            ext.define_macros = [("LEXBOR_STATIC", None)]
+            ext.extra_objects = self._objects("lexbor", files, [str(source)], C_FLAGS,
+                                              [("LEXBOR_STATIC", None)])
+        elif ext.name == "pipeline.extract._urls":
+            ada = _ada_dir()
+            ext.include_dirs = [str(ada)]
+            flags = ["-O1" if SANITIZE else "-O2", "-std=c++20",
+                     *(SANITIZER_FLAGS if SANITIZE else [])]
+            ext.extra_objects = self._objects("ada", [str(ada / "ada.cpp")], [str(ada)], flags,
+                                              [("ADA_INCLUDE_URL_PATTERN", "0")])
+            ext.libraries = ["stdc++"]
+            ext.define_macros = [("ADA_URL_PACKAGE_VERSION", f'"{_ada_version()}"')]
+        if SANITIZE:
+            ext.extra_link_args = [*ext.extra_link_args, *SANITIZER_FLAGS]
+        super().build_extension(ext)
+        if ext.name == "pipeline.extract._document":
+            # Lexbor is Apache-2.0: its LICENSE and NOTICE go beside the module in the build
+            # (so into the wheel).
+            beside = Path(self.get_ext_fullpath(ext.name)).parent
+            for name in ("LICENSE", "NOTICE"):
+                shutil.copyfile(source.parent / name, beside / f"LEXBOR_{name}")
+
+    def _objects(self, name: str, files: list[str], include: list[str], flags: list[str],
+                 macros: list[tuple[str, str | None]]) -> list[str]:
+        """Object files of ``files``, compiled one per core at a time into a cache keyed by
+        their content and the flags."""
+        key = hashlib.sha256(repr((flags, macros, self.compiler.compiler_so)).encode())
+        for path in files:
+            key.update(path.encode() + Path(path).read_bytes())
+        out = CACHE / f"{name}-obj-{key.hexdigest()[:16]}"
+        objects = self.compiler.object_filenames(files, output_dir=str(out))
+        if all(os.path.exists(o) for o in objects):
+            return objects
+        for obj in objects:
+            Path(obj).parent.mkdir(parents=True, exist_ok=True)
+
+        def compile_one(path: str) -> list[str]:
+            return self.compiler.compile([path], output_dir=str(out), macros=macros,
+                                         include_dirs=include, extra_postargs=flags)
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            compiled = [obj for objs in pool.map(compile_one, files) for obj in objs]
+        return compiled
+
+
+def _extension(name: str, sources: list[str], **kwargs: object) -> Extension:
+    return Extension(name, sources, extra_compile_args=C_FLAGS, optional=True, **kwargs)
+
+
+setup(
+    ext_modules=[
+        # Lexbor's HTML parser and the tree walks over it (pipeline/extract/_document.c).
+        _extension("pipeline.extract._document", ["pipeline/extract/_document.c"],
+                   depends=["pipeline/extract/_ascii.h"]),
+        # A document's hrefs parsed in one call through ada's C API (pipeline/extract/_urls.c).
+        _extension("pipeline.extract._urls", ["pipeline/extract/_urls.c"],
+                   depends=["pipeline/extract/_ascii.h"]),
+        # py3langid's byte DFA walk and scoring: same features, the same formula in float64.
+        _extension("pipeline.extract._dfa", ["pipeline/extract/_dfa.c"], libraries=["m"]),
+        # check_utf8's counts: the WHATWG UTF-8 decoder, counting.
+        _extension("pipeline.encoding._utf8", ["pipeline/encoding/_utf8.c"]),
+        # mojibake_score's character-class counts in one pass.
+        _extension("pipeline.encoding._mojibake", ["pipeline/encoding/_mojibake.c"]),
+        # The stored response's head split in one pass; message.py keeps the Python reference.
+        _extension("pipeline.http._head", ["pipeline/http/_head.c"]),
+        # Frozen slotted records built without a Python call per field; fast.py falls back to
+        # the dataclass constructor.
+        _extension("pipeline.sources._slots", ["pipeline/sources/_slots.c"]),
+    ],
+    cmdclass={"build_ext": BuildNative},
+)

@@ -1,0 +1,294 @@
+"""The compiled core (pipeline/extract/_document.c) against the pure-Python reference, and
+the parse limits on both paths.
+
+Every extractor result must be the same on both paths: the compiled walks are only a
+faster way to compute what ``scan`` + ``link_candidates`` and ``marked_text`` compute.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.extract import document, extract, native_status
+from pipeline.extract.document import utf8_of
+from pipeline.extract.links import link_candidates
+from pipeline.extract.main_text import marked_text, prepare_blocks
+from pipeline.extract.meta import head_facts
+from pipeline.extract.options import ExtractOptions
+from pipeline.extract.reference_tree import parse_document, scan
+
+#: Tests of the compiled core itself (the no-compiler job, ``make test-pure-python``,
+#: deselects them).
+native = pytest.mark.native
+
+
+def _native(html: str) -> object:
+    return document.parse(utf8_of(html), 0, 0, 0.0)
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "article-extraction"
+
+
+def test_the_compiled_core_serves_unless_the_job_runs_without_a_compiler() -> None:
+    # CI machines have a compiler: a silent fall-back to Python would hide a build break.
+    # The no-compiler job says so, and then the core must not be there.
+    import importlib.util
+
+    status = native_status()
+    built = {name: importlib.util.find_spec(name) is not None for name in (
+        "pipeline.extract._document", "pipeline.extract._urls", "pipeline.extract._dfa",
+        "pipeline.encoding._utf8", "pipeline.encoding._mojibake")}
+    if os.environ.get("REDECODE_EXPECT_PURE_PYTHON"):
+        assert status is not None and "not built" in status
+        assert not any(built.values()), built
+    else:
+        assert status is None
+        assert all(built.values()), built
+
+
+def _python_links(html: str, max_links: int) -> tuple[int, int, list]:
+    found = scan(parse_document(html))
+    return found.elements, len(found.links), link_candidates(found, max_links)
+
+
+def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
+    fast = document.main_text(_native(html), options.drop_boilerplate_tags, options.drop_hidden,
+                              options.prune_patterns, options.prefer_article,
+                              options.prune_max_share, options.article_min_share, 50)
+    marked, visible = marked_text(parse_document(html), options)
+    return fast, (prepare_blocks(marked), len(visible), visible[:50])
+
+
+_TAGS = ["div", "p", "a", "span", "article", "section", "nav", "aside", "footer", "form", "ul",
+         "li", "td", "table", "tr", "h2", "br", "script", "style", "svg", "title", "area", "map",
+         "link", "header", "figure", "b", "center", "pre", "template", "noscript", "math",
+         "meta", "base", "html"]
+_ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "hidden",
+          "aria-hidden=true", "aria-hidden=TRUE", 'style="display : none"', "style='color:red'",
+          "role=navigation", "role=Main", "itemprop=articleBody", "itemprop=articlebody",
+          "href=/x", "href", 'href="http://e.example/?q=é"', "rel='NoFollow canonical'",
+          "alt=' a\tb '", "data-x=1", "CLASS=Sidebar",
+          # class/id words searched in C for ASCII names, by Python's regex for the others
+          # (str.lower() maps KELVIN SIGN to "k", so "coo\u212aie" names a cookie box)
+          'class="x-COMMENTS y"', "id=Social-Links", 'class="coo\u212aie"', 'class="nav\u0130"',
+          "id=a", 'class=""', "class=breadcrumbs", 'class="menü"', "id=NAVBAR", "class=ta",
+          # metadata: wanted and unwanted meta keys, canonical links, base, lang
+          "property=og:title", "name=' Description\t'", "name=viewport", "content=x", "content",
+          'property="OG:IMAGE"', "name=twitter:t\u0130tle", "rel=canonical", "rel='x CANONICAL'",
+          "lang=fr", "href=/b/"]
+_TEXTS = ["word ", "Longer sentence with words, and punctuation. ", "\u00a0", " \u3000 ", "\t\n",
+          "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30,
+          "\u1680y\u205f", "\u0085", "\u2028\u3001", "x\ue000\ue001 \ue003y",
+          # white space runs longer than the 16-byte windows strip_utf8 skips at once
+          " " * 17, "\n" + " " * 31, "\x1c\x1d\x1e\x1f\x0b" * 4, "\u00a0" + "\t" * 20, "\r\n" * 9]
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(0, 60))):
+        kind = draw(st.integers(0, 2))
+        if kind == 0:
+            attrs = draw(st.lists(st.sampled_from(_ATTRS), max_size=3))
+            parts.append(f"<{draw(st.sampled_from(_TAGS))} {' '.join(attrs)}>")
+        elif kind == 1:
+            parts.append(f"</{draw(st.sampled_from(_TAGS))}>")
+        else:
+            parts.append(draw(st.sampled_from(_TEXTS)) * draw(st.integers(1, 8)))
+    prefix = draw(st.sampled_from(["", "<!doctype html><title>T</title>", "<body itemprop=articleBody>"]))
+    return prefix + "".join(parts)
+
+
+@native
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents(), st.integers(0, 15), st.sampled_from([0.01, 0.3, 1.0]), st.sampled_from([0.0, 0.15, 0.9]),
+       st.integers(0, 6))
+def test_walks_equal_the_python_reference(
+    html: str, switches: int, share: float, article_share: float, max_links: int
+) -> None:
+    on = [bool(switches & (1 << i)) for i in range(4)]
+    options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1], prune_patterns=on[2],
+                             prefer_article=on[3], prune_max_share=share,
+                             article_min_share=article_share)
+    fast, reference = _both_main_text(html, options)
+    assert fast == reference
+    facts = head_facts(scan(parse_document(html)))
+    assert document.facts(_native(html), max_links) == (*_python_links(html, max_links), facts)
+
+
+def _corpus() -> list[tuple[str, str]]:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus/article-extraction is not present")
+    truth = json.loads((CORPUS / "ground-truth.json").read_text("utf-8"))
+    return [(truth[key]["url"], gzip.decompress((CORPUS / "html" / f"{key}.html.gz").read_bytes())
+             .decode("utf-8")) for key in sorted(truth)]
+
+
+@native
+def test_every_field_is_the_same_on_both_paths_on_real_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    pages = _corpus()
+    fast = [extract(html, url, "UTF-8") for url, html in pages]
+    # the text's UTF-8 handed in (Decoded.utf8) gives the same fields
+    assert fast == [extract(html, url, "UTF-8", utf8=html.encode()) for url, html in pages]
+    monkeypatch.setattr(document, "NATIVE", False)
+    reference = [extract(html, url, "UTF-8") for url, html in pages]
+    differing = [url for (url, _), a, b in zip(pages, fast, reference, strict=True) if a != b]
+    assert differing == []
+    assert [e.errors for e in fast if e.errors] == []  # no real page meets a limit
+    assert sum(len(e.links) for e in fast) > 10_000  # the pages do exercise the link walk
+
+
+@native
+def test_a_body_a_frameset_replaced_is_not_read_on_either_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by the fuzzer: the tree builder detaches the body (and the title inside it)
+    # when a frameset follows; the compiled walk skipped the title, the reference counted it.
+    seed = Path(__file__).resolve().parents[1] / "fixtures" / "fuzz" / "detached-body-found-by-fuzzing.html"
+    html = seed.read_text("utf-8")
+    fast = extract(html, "http://h.example/", "UTF-8")
+    monkeypatch.setattr(document, "NATIVE", False)
+    assert fast == extract(html, "http://h.example/", "UTF-8")
+    assert fast.text_length == 0 and fast.main_text == ""
+
+
+@native
+@pytest.mark.parametrize("piece", ["<a href=/x>a", "<h2>a", "<script>a", "<", "<span>x", "<Div>x"])
+def test_both_paths_agree_on_hostile_input(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    html = "<body>" + piece * 2000
+    fast = extract(html, "http://h.example/", "UTF-8")
+    monkeypatch.setattr(document, "NATIVE", False)
+    assert fast == extract(html, "http://h.example/", "UTF-8")
+
+
+_MARKED_PIECES = ["\ue000", "\ue001", "\ue002", "\ue003", " ", "\u00a0", "\t\n", "\u3000", "word",
+                  "Wörter", "文章。", "\x1c", "🙂", "a, b. c!",
+                  # spaces and near-misses sharing their first UTF-8 bytes
+                  "\u0085", "\u00a1", "\u1680", "\u1681", "\u2003", "\u200b", "\u2028", "\u205f",
+                  "\u2060", "\u3001", "\ue004", "\ue0ff",
+                  # runs longer than the 16-byte windows the cutter skips at once
+                  "abcdefghijklmnopqrstuvwxyz0123456789", "日本語の長い文章を書きます", "ÉéÈèÀàÇç" * 3,
+                  # single spaces kept inside a run, at every offset of a 16-byte window
+                  "the quick brown fox jumps over a lazy dog", "a b", " x", "y ", "a  b", "é ü",
+                  # the waste prefilter's words, whole and cut, in mixed cases
+                  "Copyright", "cOPYr", "copy", "r", "All Rights", "ALL R", "all", "aLl r", "C", "a"]
+
+
+@native
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_MARKED_PIECES), max_size=80))
+def test_compiled_blocks_equal_prepare_blocks(pieces: list[str]) -> None:
+    from pipeline.extract.main_text import prepare_blocks
+
+    marked = "".join(pieces)
+    assert document.blocks(marked) == prepare_blocks(marked)
+
+
+# --- the parse limits: by what the parser does, any tag name in any case, both paths ---
+
+_URL = "http://h.example/"
+
+
+def _on_both_paths(html: str, options: ExtractOptions, monkeypatch: pytest.MonkeyPatch) -> list:
+    results = [extract(html, _URL, "UTF-8", options)] if document.NATIVE else []
+    with monkeypatch.context() as patched:
+        patched.setattr(document, "NATIVE", False)
+        results.append(extract(html, _URL, "UTF-8", options))
+    return results
+
+
+@native
+def test_the_depth_limit_is_the_parsers_stack_of_open_elements() -> None:
+    # html and body are open too: 8 divs make 10 open elements
+    document.parse(b"<div>" * 8 + b"x", 10, 0, 0.0)
+    with pytest.raises(document.ExtractionLimit, match="too-deep: more than 10 open elements"):
+        document.parse(b"<div>" * 9 + b"x", 10, 0, 0.0)
+    # closed elements never accumulate, however many
+    document.parse(b"<div><span>x</span></div>" * 5_000, 10, 0, 0.0)
+
+
+@native
+def test_the_attribute_limit_counts_the_start_tags_attributes_duplicates_included() -> None:
+    def tag(count: int, name: bytes = b"a") -> bytes:
+        return b"<div " + b" ".join(name + (str(i).encode() if name == b"a" else b"") for i in range(count)) + b">"
+
+    document.parse(tag(5), 0, 5, 0.0)
+    with pytest.raises(document.ExtractionLimit, match="too-many-attributes: a start tag with more than 5"):
+        document.parse(tag(6), 0, 5, 0.0)
+    # the tree builder drops duplicates one by one: they cost the same, so they count
+    with pytest.raises(document.ExtractionLimit, match="too-many-attributes"):
+        document.parse(tag(6, b"x"), 0, 5, 0.0)
+
+
+@native
+def test_the_cpu_deadline_stops_the_parse_itself() -> None:
+    import time
+
+    with pytest.raises(document.ExtractionLimit, match="time-budget"):
+        document.parse(b"<p>x</p>" * 10_000, 0, 0, time.thread_time())
+
+
+@pytest.mark.parametrize("unit", ["<Div>", "<DIV>x", "<section>", "<b>", "<font size=2>", "<custom-el>",
+                                  "<blockquote>", "<span>", "<svg><g>", "<table><tr><td><div>"])
+def test_hostile_nesting_is_refused_on_both_paths(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3,000 levels of anything that stays open: refused up front, and the record says why
+    html = "<title>deep</title>" + unit * 3_000
+    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+        assert result.title is None and result.links == () and result.main_text == ""
+        assert len(result.errors) == 1 and result.errors[0].startswith(
+            "parse: ExtractionLimit: too-deep: more than 1024 open elements"), result.errors
+
+
+@pytest.mark.parametrize("name", ["a", "A", "data-x", "x"])
+def test_a_start_tag_with_thousands_of_attributes_is_refused_on_both_paths(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    html = "<title>t</title><Div " + " ".join(f"{name}{i}=v" for i in range(5_000)) + ">x</div>"
+    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+        assert result.errors[0].startswith(
+            "parse: ExtractionLimit: too-many-attributes: a start tag with more than 1024 attributes")
+
+
+@pytest.mark.parametrize("html", [
+    "<div><p>text here.</p></div>" * 5_000,
+    "<p>paragraph without an end tag " * 5_000,  # each p closes the one before
+    "<ul>" + "<li>item" * 5_000 + "</ul>",
+    "<table>" + "<tr><td>cell<td>cell" * 3_000 + "</table>",
+    "<script>" + "<div>" * 5_000 + "</script><p>after the script</p>",
+    "<div " + " ".join(f"a{i}" for i in range(1_000)) + ">x</div>",
+])
+def test_large_flat_documents_are_not_refused(html: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+        assert result.errors == ()
+
+
+def test_the_time_budget_yields_an_error_not_a_stall(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    options = replace(ExtractOptions(), time_budget=1e-9)
+    for result in _on_both_paths("<title>t</title><p>text</p>", options, monkeypatch):
+        assert result.title is None and result.main_text == ""
+        assert len(result.errors) == 1 and "ExtractionLimit: time-budget:" in result.errors[0]
+    # 0 switches the budget off
+    assert extract("<p>x", _URL, "UTF-8", replace(options, time_budget=0.0)).errors == ()
+
+
+@native
+def test_the_core_takes_no_address_from_python() -> None:
+    from pipeline.extract import _document  # type: ignore[attr-defined]
+
+    # Everything the walks read hangs off a Document, which owns its tree.
+    public = {name for name in dir(_document) if not name.startswith("_")}
+    assert public == {"Document", "ParseLimitError", "LEXBOR_VERSION", "configure",
+                      "configure_head", "configure_patterns", "blocks"}
+    assert set(dir(_document.Document)) >= {"facts", "main_text"}
+    with pytest.raises(TypeError):
+        _document.Document(12345)
+    tree = _document.Document(b"<title>t</title><a href=/x>x</a>")
+    facts = tree.facts(10)
+    del tree  # the facts are Python objects: nothing refers into the freed tree
+    assert facts[3][2] == "t"
