@@ -10,8 +10,10 @@ bad gzip CRC-32 or ISIZE: catch :data:`INFLATE_ERRORS`.
 from __future__ import annotations
 
 import zlib
+from types import ModuleType
 from typing import Any
 
+_impl: ModuleType
 try:
     from isal import isal_zlib as _impl
 except ImportError:  # pragma: no cover - isal is a declared dependency; zlib is the fallback
@@ -23,7 +25,8 @@ ZLIB_WBITS = zlib.MAX_WBITS
 RAW_WBITS = -zlib.MAX_WBITS
 
 #: What a decompress object raises on corrupt data.
-INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error,) if _impl is zlib else (zlib.error, _impl.error)
+INFLATE_ERRORS: tuple[type[Exception], ...] = (
+    (zlib.error,) if _impl is zlib else (zlib.error, _impl.error))
 
 #: Which implementation is in use ("isal" or "zlib"; a test requires "isal").
 IMPLEMENTATION = "zlib" if _impl is zlib else "isal"

@@ -500,7 +500,7 @@ def _requests_text(body: bytes, content_type: str | None) -> str | None:
 
             encoding = charset_normalizer.detect(body)["encoding"]
     try:
-        return str(body, encoding, errors="replace")  # type: ignore[arg-type]
+        return str(body, str(encoding), errors="replace")
     except (LookupError, TypeError):
         # requests: "So we try blindly encoding." — str(content, errors="replace") is UTF-8.
         return str(body, errors="replace")

@@ -20,6 +20,7 @@ DecodeResult(text='あ�A', decode_errors=1)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -52,6 +53,10 @@ def _replacement(body: bytes) -> tuple[str, int]:
     return ("\ufffd", 1) if body else ("", 0)
 
 
+def _single_byte(body: bytes, encoding: str) -> tuple[str, int]:
+    return single_byte.decode_single_byte(body, encoding)
+
+
 _DECODERS: dict[str, Callable[[bytes], tuple[str, int]]] = {
     "UTF-8": decode_utf8,
     "UTF-16LE": lambda body: decode_utf16(body, big_endian=False),
@@ -65,7 +70,7 @@ _DECODERS: dict[str, Callable[[bytes], tuple[str, int]]] = {
     "EUC-KR": EUC_KR.decode,
     "replacement": _replacement,
     **{
-        name: (lambda body, _name=name: single_byte.decode_single_byte(body, _name))
+        name: functools.partial(_single_byte, encoding=name)
         for name in (*single_byte.SINGLE_BYTE_INDEX, "x-user-defined")
     },
 }

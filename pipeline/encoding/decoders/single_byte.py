@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import codecs
 import functools
+from typing import TYPE_CHECKING
 
 from pipeline.encoding.decoders.tables import index_table
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 #: WHATWG encoding name -> index file name. "ISO-8859-8-I" shares ISO-8859-8's index.
 SINGLE_BYTE_INDEX: dict[str, str] = {
@@ -81,10 +85,10 @@ def _search(name: str) -> codecs.CodecInfo | None:
     table = charmap(encoding)
     encoding_table = codecs.charmap_build(table)
 
-    def decode(data: bytes, errors: str = "strict") -> tuple[str, int]:
+    def decode(data: ReadableBuffer, errors: str = "strict", /) -> tuple[str, int]:
         return codecs.charmap_decode(data, errors, table)
 
-    def encode(text: str, errors: str = "strict") -> tuple[bytes, int]:
+    def encode(text: str, errors: str = "strict", /) -> tuple[bytes, int]:
         return codecs.charmap_encode(text, errors, encoding_table)
 
     return codecs.CodecInfo(encode, decode, name=codec_name(encoding))
