@@ -290,8 +290,28 @@ def _seven_bit_text(text: str, variant: str) -> bytes:
     return text.encode(_CODECS[variant], errors="ignore")
 
 
+#: Bodies per legacy encoding drawn at random lengths and layouts, after the fixed grid.
+DRAWN_PER_ENCODING = 30
+_DRAWN_SEEDS = 100_000
+
+
 def recipes() -> Iterable[Recipe]:
-    """Every body of the set: legacy encodings, undeclared UTF-8, 7-bit variants."""
+    """Every body of the set: a grid of layouts and lengths per legacy encoding, undeclared
+    UTF-8 and 7-bit variants, then :data:`DRAWN_PER_ENCODING` bodies per legacy encoding with
+    a log-uniform length (150 B to 200 KB) and a drawn layout."""
+    yield from _grid()
+    seed = _DRAWN_SEEDS
+    for lang, (_, _, _, encodings) in LANGUAGES.items():
+        for encoding in encodings:
+            rng = random.Random(f"drawn/{lang}/{encoding}")
+            for _ in range(DRAWN_PER_ENCODING):
+                seed += 1
+                layout = rng.choices(("dense", "sparse", "title"), weights=(10, 7, 3))[0]
+                length = int(150 * (200_000 / 150) ** rng.random())
+                yield Recipe(lang, encoding, layout, length, seed)
+
+
+def _grid() -> Iterable[Recipe]:
     seed = 0
     for lang, (_, _, _, encodings) in LANGUAGES.items():
         for encoding in encodings:
