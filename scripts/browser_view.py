@@ -40,9 +40,11 @@ from pipeline.encoding.options import EncodingOptions  # noqa: E402
 from pipeline.encoding.sniff.ced_model import Features, Weights, features, save_weights  # noqa: E402
 from pipeline.encoding.sniff.ced_window import PairWindow, ced_window  # noqa: E402
 from pipeline.encoding.sniff.evidence import Evidence  # noqa: E402
-from pipeline.encoding.sniff.tld_defaults import tld_default  # noqa: E402
+from pipeline.encoding.sniff.tld_defaults import (
+    TLD_ENCODINGS,  # noqa: E402
+    tld_default,  # noqa: E402
+)
 from pipeline.encoding.sniff.utf8 import check_utf8  # noqa: E402
-from pipeline.encoding.sniff.tld_defaults import TLD_ENCODINGS  # noqa: E402
 from tests.browser_view.pages import LANGUAGES, Recipe, page_body, recipes  # noqa: E402
 
 CASES = ROOT / "tests" / "browser_view" / "cases.tsv"
@@ -275,8 +277,8 @@ def fit(l2: float = L2, steps: int = STEPS) -> Weights:
 def _zero_weights(candidates: tuple[str, ...], tlds: tuple[str, ...]) -> Weights:
     k, t = len(candidates), len(tlds) + 1
     return Weights(
-        candidates, tlds, np.zeros(k), np.zeros((t, k)), np.zeros((t, k)), np.zeros(3),
-        np.zeros((k, 256)), np.zeros((k, 260)), np.zeros(k), np.zeros(k),
+        candidates, tlds, np.zeros(k), np.zeros((t, k)), np.zeros((t, k)), np.zeros(5),
+        np.zeros((k, 256)), np.zeros((k, 260)), np.zeros(k), np.zeros(k), np.zeros((k, 64)),
     )
 
 
@@ -287,27 +289,31 @@ def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: fl
     second = np.array([f.second for f in found])
     bad = np.array([f.bad for f in found])
     err = np.array([f.err for f in found])
+    shape = np.array([f.shape for f in found])  # (n, K, 64)
     derate = np.array([f.derate for f in found])
-    pairs = np.array([f.weighted_pairs for f in found]) / 48
-    row = np.array([f.tld_row for f in found])
-    onehots = []
+    evidence = np.array([f.weighted_pairs for f in found]) / 48
+    rows = np.zeros((n, len(weights.tlds) + 1))
+    rows[np.arange(n), [f.tld_row for f in found]] = 1
+    hot = {}
     for attribute in ("default", "generic", "hinted"):
         index = np.array([getattr(f, attribute) for f in found])
-        hot = np.zeros((n, k))
-        hot[np.arange(n)[index >= 0], index[index >= 0]] = 1
-        onehots.append(hot)
-    onehots[0] *= derate[:, None]
+        hot[attribute] = np.zeros((n, k))
+        hot[attribute][np.arange(n)[index >= 0], index[index >= 0]] = 1
+    onehots = [hot["default"] * derate[:, None], hot["generic"], hot["hinted"],
+               hot["generic"] * evidence[:, None], hot["hinted"] * evidence[:, None]]
     truth = np.zeros((n, k))
     truth[np.arange(n), labels] = 1
-    params = {name: getattr(weights, name).astype(float).copy()
-              for name in ("bias", "tld", "tld_pairs", "scalars", "b1", "b2", "bad", "err")}
+    names = ("bias", "tld", "tld_pairs", "scalars", "b1", "b2", "bad", "err", "shape")
+    params = {name: getattr(weights, name).astype(float).copy() for name in names}
     moment = {name: np.zeros_like(value) for name, value in params.items()}
     square = {name: np.zeros_like(value) for name, value in params.items()}
+    rows_derate, rows_pairs = rows * derate[:, None], rows * evidence[:, None]
     for step in range(1, steps + 1):
         p = params
-        score = (p["bias"] + derate[:, None] * p["tld"][row] + pairs[:, None] * p["tld_pairs"][row]
+        score = (p["bias"] + rows_derate @ p["tld"] + rows_pairs @ p["tld_pairs"]
                  + first @ p["b1"].T + second @ p["b2"].T + bad * p["bad"] + err * p["err"]
-                 + sum(scalar * hot for scalar, hot in zip(p["scalars"], onehots, strict=True)))
+                 + np.einsum("nkf,kf->nk", shape, p["shape"])
+                 + sum(scalar * one for scalar, one in zip(p["scalars"], onehots, strict=True)))
         score -= score.max(axis=1, keepdims=True)
         prob = np.exp(score)
         prob /= prob.sum(axis=1, keepdims=True)
@@ -315,20 +321,16 @@ def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: fl
         grads = {
             "bias": delta.sum(0), "b1": delta.T @ first, "b2": delta.T @ second,
             "bad": (delta * bad).sum(0), "err": (delta * err).sum(0),
-            "scalars": np.array([(delta * hot).sum() for hot in onehots]),
-            "tld": np.zeros_like(p["tld"]), "tld_pairs": np.zeros_like(p["tld_pairs"]),
+            "shape": np.einsum("nk,nkf->kf", delta, shape),
+            "scalars": np.array([(delta * one).sum() for one in onehots]),
+            "tld": rows_derate.T @ delta, "tld_pairs": rows_pairs.T @ delta,
         }
-        np.add.at(grads["tld"], row, delta * derate[:, None])
-        np.add.at(grads["tld_pairs"], row, delta * pairs[:, None])
         for name, value in params.items():
             grad = grads[name] + l2 * value
             moment[name] = 0.9 * moment[name] + 0.1 * grad
             square[name] = 0.999 * square[name] + 0.001 * grad * grad
             value -= 0.05 * (moment[name] / (1 - 0.9**step)) / (np.sqrt(square[name] / (1 - 0.999**step)) + 1e-8)
-    return Weights(
-        weights.candidates, weights.tlds, params["bias"], params["tld"], params["tld_pairs"], params["scalars"],
-        params["b1"], params["b2"], params["bad"], params["err"],
-    )
+    return Weights(weights.candidates, weights.tlds, *(params[name] for name in names))
 
 
 def main(argv: list[str]) -> int:

@@ -19,13 +19,17 @@ candidate E is
 
     bias[E] + d * (tld[t, E] + dflt * [E is Chromium's TLD default])
       + (n_w / 48) * tld_pairs[t, E]
-      + generic * [E is chardetng's unhinted guess] + hinted * [E is chardetng's TLD-hinted guess]
-      + sum_i w_i * (b1[E, byte1_i] + b2[E, class(byte2_i)])
+      + (generic + generic_w * n_w / 48) * [E is chardetng's unhinted guess]
+      + (hinted + hinted_w * n_w / 48) * [E is chardetng's TLD-hinted guess]
+      + sum_i w_i * (b1[E, byte1_i] + b2[E, class(byte2_i)] + shape[E, shape_E(pair i)])
       + bad[E] * (weighted pairs with a byte E leaves undefined)
       + err[E] * (decoding errors of the pairs in E, multi-byte E only)
 
-with ``d`` CED's derating, ``w_i`` the pair weights of :func:`.ced_window.ced_window` and
-``t`` the TLD's row (one per TLD seen often enough while fitting, one shared by the rest).
+with ``d`` CED's derating, ``w_i`` the pair weights of :func:`.ced_window.ced_window`, ``n_w``
+their sum, and ``t`` the TLD's row (one per TLD seen often enough while fitting, one shared by
+the rest). ``shape_E`` classes the byte before the pair and the pair's two bytes as E reads
+them (lowercase letter, uppercase letter, other character, undefined or control: 64 shapes),
+which is where a wrong single-byte reading shows (``mŠnner``: a capital inside a word).
 chardetng's two guesses stand in for the character statistics CED's tables hold. The
 weights are fitted by ``scripts/browser_view.py fit`` on half of the oracle-verified pages in
 ``tests/browser_view/`` and stored in ``ced_weights.npz``; the other half measures them
@@ -35,7 +39,7 @@ weights are fitted by ``scripts/browser_view.py fit`` on half of the oracle-veri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -68,11 +72,12 @@ class Weights:
     bias: np.ndarray  # (K,)
     tld: np.ndarray  # (T + 1, K)
     tld_pairs: np.ndarray  # (T + 1, K)
-    scalars: np.ndarray  # (3,): dflt, generic, hinted
+    scalars: np.ndarray  # (5,): dflt, generic, hinted, generic_w, hinted_w
     b1: np.ndarray  # (K, 256)
     b2: np.ndarray  # (K, 260)
     bad: np.ndarray  # (K,)
     err: np.ndarray  # (K,)
+    shape: np.ndarray  # (K, 64)
 
     def tld_row(self, tld: str | None) -> int:
         """The row of ``tld`` in the TLD tables (the shared last row when it has none)."""
@@ -90,6 +95,7 @@ class Features:
     second: np.ndarray  # (260,) weighted counts of second-byte classes
     bad: np.ndarray  # (K,) weighted pairs with a byte the candidate leaves undefined
     err: np.ndarray  # (K,) decoding errors of the pairs (multi-byte candidates)
+    shape: np.ndarray  # (K, 64) weighted counts of each candidate's reading shapes
     derate: float
     weighted_pairs: float
     tld_row: int
@@ -109,7 +115,32 @@ def derate(pairs: int) -> float:
     return max(3, pairs + 1) / DERATE_BELOW
 
 
-@lru_cache(maxsize=None)
+_LOWER_LETTER, _UPPER_LETTER, _OTHER_CHAR, _UNDEFINED = 0, 1, 2, 3
+
+
+@cache
+def byte_shapes(candidates: tuple[str, ...]) -> np.ndarray:
+    """(K, 256) uint8: each byte's class as each candidate reads it (lowercase letter,
+    uppercase letter, other character, undefined or control); multi-byte candidates read
+    every byte from 0x80 as "other"."""
+    from pipeline.encoding.decoders import decode
+
+    table = np.full((len(candidates), 256), _OTHER_CHAR, dtype=np.uint8)
+    for k, encoding in enumerate(candidates):
+        single = encoding not in MULTI_BYTE
+        text = decode(bytes(range(0x80, 0x100)), encoding).text if single else ""
+        for byte in range(256):
+            char = chr(byte) if byte < 0x80 else (text[byte - 0x80] if single else "\u4e00")
+            if char == "\ufffd" or (char < " " and char not in "\t\n\r\f") or "\x7f" <= char <= "\x9f":
+                table[k, byte] = _UNDEFINED
+            elif char.isalpha() and char.islower():
+                table[k, byte] = _LOWER_LETTER
+            elif char.isalpha() and char.isupper():
+                table[k, byte] = _UPPER_LETTER
+    return table
+
+
+@cache
 def undefined_bytes(candidates: tuple[str, ...]) -> np.ndarray:
     """(K, 256) bool: the bytes each single-byte candidate leaves undefined (U+FFFD or a C1
     control in the WHATWG index), none for multi-byte candidates."""
@@ -132,12 +163,18 @@ def features(
     """The page's features for :func:`scores` (the same function fits the weights)."""
     candidates = weights.candidates
     pair_weights = np.asarray(window.weights, dtype=float)
+    befores = np.frombuffer(window.before, dtype=np.uint8).astype(np.intp)
     firsts = np.frombuffer(window.first, dtype=np.uint8).astype(np.intp)
     seconds = np.frombuffer(window.second, dtype=np.uint8).astype(np.intp)
     first = np.bincount(firsts, weights=pair_weights, minlength=256)
     second = np.bincount(_SECOND_CLASS[seconds], weights=pair_weights, minlength=260)
     undefined = undefined_bytes(candidates)
     bad = (undefined[:, firsts] | undefined[:, seconds]) @ pair_weights if len(firsts) else np.zeros(len(candidates))
+    shapes = byte_shapes(candidates)
+    pattern = shapes[:, befores] * 16 + shapes[:, firsts] * 4 + shapes[:, seconds]  # (K, n)
+    shape = np.zeros((len(candidates), 64))
+    for k in range(len(candidates)):
+        shape[k] = np.bincount(pattern[k], weights=pair_weights, minlength=64)
     err = np.zeros(len(candidates))
     if len(firsts):
         from pipeline.encoding.decoders import decode
@@ -147,7 +184,7 @@ def features(
             if encoding in MULTI_BYTE:
                 err[k] = min(decode(joined, encoding).decode_errors, MAX_ERRORS)
     return Features(
-        first=first, second=second, bad=np.asarray(bad, dtype=float), err=err,
+        first=first, second=second, bad=np.asarray(bad, dtype=float), err=err, shape=shape,
         derate=derate(window.count), weighted_pairs=float(pair_weights.sum()),
         tld_row=weights.tld_row(tld), default=_index(candidates, default),
         generic=_index(candidates, generic), hinted=_index(candidates, hinted),
@@ -160,7 +197,8 @@ def _index(candidates: tuple[str, ...], encoding: str | None) -> int:
 
 def scores(found: Features, weights: Weights) -> np.ndarray:
     """Every candidate's score (higher wins)."""
-    dflt, generic, hinted = weights.scalars
+    dflt, generic, hinted, generic_w, hinted_w = weights.scalars
+    evidence = found.weighted_pairs / MAX_PAIRS
     score = (
         weights.bias
         + found.derate * weights.tld[found.tld_row]
@@ -169,13 +207,14 @@ def scores(found: Features, weights: Weights) -> np.ndarray:
         + weights.b2 @ found.second
         + weights.bad * found.bad
         + weights.err * found.err
+        + (weights.shape * found.shape).sum(axis=1)
     )
     if found.default >= 0:
         score[found.default] += found.derate * dflt
     if found.generic >= 0:
-        score[found.generic] += generic
+        score[found.generic] += generic + generic_w * evidence
     if found.hinted >= 0:
-        score[found.hinted] += hinted
+        score[found.hinted] += hinted + hinted_w * evidence
     return score
 
 
@@ -188,6 +227,7 @@ def load_weights(path: Path = WEIGHTS_FILE) -> Weights:
             tlds=tuple(str(name) for name in data["tlds"]),
             bias=data["bias"], tld=data["tld"], tld_pairs=data["tld_pairs"],
             scalars=data["scalars"], b1=data["b1"], b2=data["b2"], bad=data["bad"], err=data["err"],
+            shape=data["shape"],
         )
 
 
@@ -196,7 +236,7 @@ def save_weights(weights: Weights, path: Path = WEIGHTS_FILE) -> None:
     np.savez_compressed(
         path, candidates=np.array(weights.candidates), tlds=np.array(weights.tlds),
         bias=weights.bias, tld=weights.tld, tld_pairs=weights.tld_pairs, scalars=weights.scalars,
-        b1=weights.b1, b2=weights.b2, bad=weights.bad, err=weights.err,
+        b1=weights.b1, b2=weights.b2, bad=weights.bad, err=weights.err, shape=weights.shape,
     )
 
 

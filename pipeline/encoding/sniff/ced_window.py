@@ -40,8 +40,10 @@ _INTERESTING = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f-\xff]")
 
 @dataclass(frozen=True, slots=True)
 class PairWindow:
-    """The pairs CED scores: first and second bytes, the weight of each, where the scan ended."""
+    """The pairs CED scores: the byte before each, first and second bytes, the weight of each,
+    where the scan ended."""
 
+    before: bytes
     first: bytes
     second: bytes
     weights: tuple[float, ...]
@@ -84,6 +86,7 @@ def ced_window(body: bytes) -> PairWindow:
     >>> window.count, window.weights[:2], window.first[-2:].hex()
     (6, (0.0625, 0.0625), 'f9f9')
     """
+    before = bytearray()
     first = bytearray()
     second = bytearray()
     weights: list[float] = []
@@ -102,8 +105,9 @@ def ced_window(body: bytes) -> PairWindow:
                 continue
             weight = TAG_WEIGHT
             tag_pairs += 1
+        before.append(body[at - 1] if at else 0x20)
         first.append(body[at])
         second.append(body[at + 1] if at + 1 < length else 0x20)
         weights.append(weight)
         position = at + 2
-    return PairWindow(bytes(first), bytes(second), tuple(weights), min(position, length))
+    return PairWindow(bytes(before), bytes(first), bytes(second), tuple(weights), min(position, length))
