@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,54 +38,19 @@ from pipeline.encoding.options import EncodingOptions  # noqa: E402
 from pipeline.encoding.sniff.ced_model import Features, Weights, features, save_weights  # noqa: E402
 from pipeline.encoding.sniff.ced_window import PairWindow, ced_window  # noqa: E402
 from pipeline.encoding.sniff.evidence import Evidence  # noqa: E402
-from pipeline.encoding.sniff.tld_defaults import (
-    TLD_ENCODINGS,  # noqa: E402
-    tld_default,  # noqa: E402
-)
+from pipeline.encoding.sniff.tld_defaults import TLD_ENCODINGS, tld_default  # noqa: E402
 from pipeline.encoding.sniff.utf8 import check_utf8  # noqa: E402
-from tests.browser_view.pages import LANGUAGES, Recipe, page_body, recipes  # noqa: E402
+from tests.browser_view.pages import (  # noqa: E402
+    CASES,
+    cases,
+    load_cases,
+    page_body,
+    recipe_of,
+    url_for,
+)
 
-CASES = ROOT / "tests" / "browser_view" / "cases.tsv"
 ORACLE = ROOT.parent / "shared" / "oracle" / "oracle.py"
 CONTENT_TYPE = "text/html"
-#: TLDs drawn for the third copy of each body: Chromium's table plus generic and other ones.
-EXTRA_TLDS = sorted(set(TLD_ENCODINGS) | {
-    "org", "net", "info", "edu", "io", "eu", "uk", "es", "at", "be", "by", "kz", "sa", "ae",
-    "mx", "in", "id", "ar", "cl", "md", "ba", "me", "am", "ge",
-})
-SEVEN_BIT_TLDS = ("com", "jp", "kr", "cn", "tw", "ru", "de")
-
-
-def split_of(body_id: str) -> str:
-    """"fit" or "held-out": half the bodies each, by a hash of the recipe."""
-    return "fit" if hashlib.sha256(body_id.encode()).digest()[0] % 2 == 0 else "held-out"
-
-
-def tlds_for(recipe: Recipe) -> list[str]:
-    """``.com``, the language's country TLD, one more drawn by the recipe's seed."""
-    rng = random.Random(f"tld/{recipe.body_id}")
-    if recipe.lang == "7bit":
-        chosen = list(SEVEN_BIT_TLDS)
-    else:
-        chosen = ["com", LANGUAGES[recipe.lang][2]]
-    extra = rng.choice(EXTRA_TLDS)
-    if extra not in chosen:
-        chosen.append(extra)
-    return chosen
-
-
-def cases() -> Iterable[tuple[Recipe, str, str]]:
-    """(recipe, TLD, case id) for every case of the set."""
-    for recipe in recipes():
-        for tld in tlds_for(recipe):
-            yield recipe, tld, f"{recipe.body_id}@{tld}"
-
-
-def url_for(case_id: str, tld: str) -> str:
-    slug = hashlib.sha256(case_id.encode()).hexdigest()[:10]
-    return f"http://www.s{slug}.{tld}/index.html"
-
-
 def build(work: Path) -> None:
     (work / "bodies").mkdir(parents=True, exist_ok=True)
     with (work / "manifest.jsonl").open("w") as manifest:
@@ -133,36 +96,6 @@ def write(work: Path) -> None:
         out.write("id\tsha256\tchromium\n")
         out.writelines(lines)
     print(f"{len(lines)} cases written to {CASES} ({missing} without a rendered verdict)")
-
-
-def load_cases() -> list[dict]:
-    """The checked-in expectations, one dict per case (recipe fields, URL, split)."""
-    rows = []
-    with CASES.open() as handle:
-        for line in handle:
-            if line.startswith("#") or line.startswith("id\t"):
-                continue
-            case_id, digest, chromium = line.rstrip("\n").split("\t")
-            recipe = recipe_from_id(case_id)
-            tld = case_id.rpartition("@")[2]
-            rows.append({
-                "id": case_id, "recipe": recipe, "url": url_for(case_id, tld), "tld": tld,
-                "sha256": digest, "chromium": chromium, "split": split_of(recipe.body_id),
-                "lang": recipe.lang, "encoding": recipe.encoding,
-            })
-    return rows
-
-
-def recipe_from_id(case_id: str) -> Recipe:
-    """The recipe named by a case id (``lang.encoding.layout.length.seed@tld``)."""
-    body_id = case_id.rpartition("@")[0]
-    head, layout, length, seed = body_id.rsplit(".", 3)
-    lang, _, encoding = head.partition(".")
-    return Recipe(lang, encoding, layout, int(length), int(seed))
-
-
-def recipe_of(row: dict) -> Recipe:
-    return row["recipe"]
 
 
 def family(row: dict) -> str:
@@ -229,12 +162,12 @@ def report(split: str, misses: bool) -> None:
 
 #: L2 penalty and steps of the fit (chosen on the fit half alone: 5-fold cross-validation).
 L2 = 0.001
-STEPS = 2000
+STEPS = 400
 #: A TLD gets its own prior row with at least this many fit pages reaching detection.
 MIN_TLD_PAGES = 6
 
 
-def detection_inputs(row: dict) -> tuple[PairWindow, str | None, str, str | None, str | None] | None:
+def detection_inputs(row: dict) -> tuple[PairWindow, str | None, str, str | None, str | None, bytes] | None:
     """What the CED emulation sees for the case (None when the page never reaches detection)."""
     body = page_body(recipe_of(row))
     if body.isascii():
@@ -247,7 +180,7 @@ def detection_inputs(row: dict) -> tuple[PairWindow, str | None, str, str | None
     hinted, generic = evidence.chardetng(), evidence.chardetng_generic()
     return (
         ced_window(body), evidence.tld, tld_default(row["url"]),
-        generic.encoding if generic else None, hinted.encoding if hinted else None,
+        generic.encoding if generic else None, hinted.encoding if hinted else None, sample,
     )
 
 
@@ -279,6 +212,7 @@ def _zero_weights(candidates: tuple[str, ...], tlds: tuple[str, ...]) -> Weights
     return Weights(
         candidates, tlds, np.zeros(k), np.zeros((t, k)), np.zeros((t, k)), np.zeros(5),
         np.zeros((k, 256)), np.zeros((k, 260)), np.zeros(k), np.zeros(k), np.zeros((k, 64)),
+        np.zeros((k, 128)),
     )
 
 
@@ -290,6 +224,7 @@ def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: fl
     bad = np.array([f.bad for f in found])
     err = np.array([f.err for f in found])
     shape = np.array([f.shape for f in found])  # (n, K, 64)
+    spread = np.array([f.spread for f in found])
     derate = np.array([f.derate for f in found])
     evidence = np.array([f.weighted_pairs for f in found]) / 48
     rows = np.zeros((n, len(weights.tlds) + 1))
@@ -303,7 +238,7 @@ def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: fl
                hot["generic"] * evidence[:, None], hot["hinted"] * evidence[:, None]]
     truth = np.zeros((n, k))
     truth[np.arange(n), labels] = 1
-    names = ("bias", "tld", "tld_pairs", "scalars", "b1", "b2", "bad", "err", "shape")
+    names = ("bias", "tld", "tld_pairs", "scalars", "b1", "b2", "bad", "err", "shape", "robust")
     params = {name: getattr(weights, name).astype(float).copy() for name in names}
     moment = {name: np.zeros_like(value) for name, value in params.items()}
     square = {name: np.zeros_like(value) for name, value in params.items()}
@@ -312,7 +247,7 @@ def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: fl
         p = params
         score = (p["bias"] + rows_derate @ p["tld"] + rows_pairs @ p["tld_pairs"]
                  + first @ p["b1"].T + second @ p["b2"].T + bad * p["bad"] + err * p["err"]
-                 + np.einsum("nkf,kf->nk", shape, p["shape"])
+                 + np.einsum("nkf,kf->nk", shape, p["shape"]) + spread @ p["robust"].T
                  + sum(scalar * one for scalar, one in zip(p["scalars"], onehots, strict=True)))
         score -= score.max(axis=1, keepdims=True)
         prob = np.exp(score)
@@ -321,7 +256,7 @@ def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: fl
         grads = {
             "bias": delta.sum(0), "b1": delta.T @ first, "b2": delta.T @ second,
             "bad": (delta * bad).sum(0), "err": (delta * err).sum(0),
-            "shape": np.einsum("nk,nkf->kf", delta, shape),
+            "shape": np.einsum("nk,nkf->kf", delta, shape), "robust": delta.T @ spread,
             "scalars": np.array([(delta * one).sum() for one in onehots]),
             "tld": rows_derate.T @ delta, "tld_pairs": rows_pairs.T @ delta,
         }

@@ -10,6 +10,7 @@ expectations from the oracle's answers.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import random
 import re
@@ -19,9 +20,12 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+from pipeline.encoding.sniff.tld_defaults import TLD_ENCODINGS
 from tests.browser_view.texts import TEXTS
 
 CHARDET = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "chardet"
+#: The expectations: case id, sha256 prefix of the body, Chromium's verdict.
+CASES = Path(__file__).with_name("cases.tsv")
 
 #: language -> (chardet corpus folders, own text key or None, native TLD, legacy encodings)
 LANGUAGES: dict[str, tuple[tuple[str, ...], str | None, str, tuple[str, ...]]] = {
@@ -290,9 +294,10 @@ def _seven_bit_text(text: str, variant: str) -> bytes:
     return text.encode(_CODECS[variant], errors="ignore")
 
 
-#: Bodies per legacy encoding drawn at random lengths and layouts, after the fixed grid.
+#: Bodies per legacy encoding drawn at random lengths and layouts, after the fixed grid, in
+#: rounds (each round its own seeds, so that adding a round keeps the earlier cases' ids).
 DRAWN_PER_ENCODING = 30
-_DRAWN_SEEDS = 100_000
+DRAWN_ROUNDS = 2
 
 
 def recipes() -> Iterable[Recipe]:
@@ -300,15 +305,16 @@ def recipes() -> Iterable[Recipe]:
     UTF-8 and 7-bit variants, then :data:`DRAWN_PER_ENCODING` bodies per legacy encoding with
     a log-uniform length (150 B to 200 KB) and a drawn layout."""
     yield from _grid()
-    seed = _DRAWN_SEEDS
-    for lang, (_, _, _, encodings) in LANGUAGES.items():
-        for encoding in encodings:
-            rng = random.Random(f"drawn/{lang}/{encoding}")
-            for _ in range(DRAWN_PER_ENCODING):
-                seed += 1
-                layout = rng.choices(("dense", "sparse", "title"), weights=(10, 7, 3))[0]
-                length = int(150 * (200_000 / 150) ** rng.random())
-                yield Recipe(lang, encoding, layout, length, seed)
+    for round_ in range(DRAWN_ROUNDS):
+        seed = 100_000 * (round_ + 1)
+        for lang, (_, _, _, encodings) in LANGUAGES.items():
+            for encoding in encodings:
+                rng = random.Random(f"drawn/{lang}/{encoding}" + (f"/{round_}" if round_ else ""))
+                for _ in range(DRAWN_PER_ENCODING):
+                    seed += 1
+                    layout = rng.choices(("dense", "sparse", "title"), weights=(10, 7, 3))[0]
+                    length = int(150 * (200_000 / 150) ** rng.random())
+                    yield Recipe(lang, encoding, layout, length, seed)
 
 
 def _grid() -> Iterable[Recipe]:
@@ -329,3 +335,71 @@ def _grid() -> Iterable[Recipe]:
             for length in lengths:
                 seed += 1
                 yield Recipe("7bit", variant, layout, length, seed)
+
+
+#: TLDs drawn for the third copy of each body: Chromium's table plus generic and other ones.
+EXTRA_TLDS = sorted(set(TLD_ENCODINGS) | {
+    "org", "net", "info", "edu", "io", "eu", "uk", "es", "at", "be", "by", "kz", "sa", "ae",
+    "mx", "in", "id", "ar", "cl", "md", "ba", "me", "am", "ge",
+})
+SEVEN_BIT_TLDS = ("com", "jp", "kr", "cn", "tw", "ru", "de")
+
+
+def split_of(body_id: str) -> str:
+    """"fit" or "held-out": half the bodies each, by a hash of the recipe."""
+    return "fit" if hashlib.sha256(body_id.encode()).digest()[0] % 2 == 0 else "held-out"
+
+
+def tlds_for(recipe: Recipe) -> list[str]:
+    """``.com``, the language's country TLD, one more drawn by the recipe's seed."""
+    rng = random.Random(f"tld/{recipe.body_id}")
+    if recipe.lang == "7bit":
+        chosen = list(SEVEN_BIT_TLDS)
+    else:
+        chosen = ["com", LANGUAGES[recipe.lang][2]]
+    extra = rng.choice(EXTRA_TLDS)
+    if extra not in chosen:
+        chosen.append(extra)
+    return chosen
+
+
+def cases() -> Iterable[tuple[Recipe, str, str]]:
+    """(recipe, TLD, case id) for every case of the set."""
+    for recipe in recipes():
+        for tld in tlds_for(recipe):
+            yield recipe, tld, f"{recipe.body_id}@{tld}"
+
+
+def url_for(case_id: str, tld: str) -> str:
+    slug = hashlib.sha256(case_id.encode()).hexdigest()[:10]
+    return f"http://www.s{slug}.{tld}/index.html"
+
+
+def load_cases() -> list[dict]:
+    """The checked-in expectations, one dict per case (recipe fields, URL, split)."""
+    rows = []
+    with CASES.open() as handle:
+        for line in handle:
+            if line.startswith("#") or line.startswith("id\t"):
+                continue
+            case_id, digest, chromium = line.rstrip("\n").split("\t")
+            recipe = recipe_from_id(case_id)
+            tld = case_id.rpartition("@")[2]
+            rows.append({
+                "id": case_id, "recipe": recipe, "url": url_for(case_id, tld), "tld": tld,
+                "sha256": digest, "chromium": chromium, "split": split_of(recipe.body_id),
+                "lang": recipe.lang, "encoding": recipe.encoding,
+            })
+    return rows
+
+
+def recipe_from_id(case_id: str) -> Recipe:
+    """The recipe named by a case id (``lang.encoding.layout.length.seed@tld``)."""
+    body_id = case_id.rpartition("@")[0]
+    head, layout, length, seed = body_id.rsplit(".", 3)
+    lang, _, encoding = head.partition(".")
+    return Recipe(lang, encoding, layout, int(length), int(seed))
+
+
+def recipe_of(row: dict) -> Recipe:
+    return row["recipe"]

@@ -188,26 +188,10 @@ def _held_out_page(text: str) -> bytes:
 
 def test_browser_detection_latin2_choice() -> None:
     # Chromium 156 showed the Czech ISO-8859-2 page as windows-1250 (š, ž read as ą, ľ:
-    # letters) and the Polish one as ISO-8859-2 (ą, ś read as ±, ¶ inside words)
+    # letters) and the Polish one as ISO-8859-2 (ą, ś read as ±, ¶ inside words); neither page
+    # is in the fitting set (tests/browser_view)
     assert emulate_chromium_detection(_held_out_page(CZECH_HELD_OUT), None, "windows-1252")[0] == "windows-1250"
     assert emulate_chromium_detection(_held_out_page(POLISH_HELD_OUT), None, "windows-1252")[0] == "ISO-8859-2"
-
-
-def _latin_oddities_charwise(text: str) -> int:
-    count = sum(1 for char in text if "\x80" <= char <= "\x9f")
-    for i in range(1, len(text) - 1):
-        char = text[i]
-        if char >= "\xa0" and not char.isalpha() and text[i - 1].isalpha() and text[i + 1].isalpha():
-            count += 1
-    return count
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("aZéŁ±¶\x85\x9f\xa0 ,.ªµº\ufffd1ß€")), max_size=40))
-def test_latin_oddities_counts_like_the_char_loop(text: str) -> None:
-    from pipeline.encoding.sniff.browser_detect import _latin_oddities
-
-    assert _latin_oddities(text) == _latin_oddities_charwise(text)
 
 
 @given(st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x99\x82", b"\xef\xbf\xbd",

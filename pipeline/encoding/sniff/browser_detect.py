@@ -85,15 +85,11 @@ def emulate_chromium_detection(
     found = ced_guess(
         window, tld, default,
         generic.encoding if generic is not None else None, hinted.encoding if hinted is not None else None,
+        sample,
     )
-    close = " (close)" if found.margin < CLOSE_MARGIN else ""
+    close = ", close" if found.margin < CLOSE_MARGIN else ""
+    ranked = ", ".join(f"{name} {score:+.1f}" for name, score in found.top)
     return found.encoding, "detected", (
-        f"CED emulation: {found.pairs} byte pairs scored, TLD {tld or '-'} prior x{_derate_text(found.pairs)}; "
-        f"{found.encoding} over {found.runner_up} by {found.margin:.1f}{close}"
+        f"CED emulation: {found.pairs} byte pairs scored ({found.tag_pairs} in tag or title text, at 1/16); "
+        f"prior of TLD {tld or '(none)'} x{found.derate:.2f}; scores relative to the best: {ranked}{close}"
     )
-
-
-def _derate_text(pairs: int) -> str:
-    from pipeline.encoding.sniff.ced_model import derate
-
-    return f"{derate(pairs):.2f}"

@@ -22,6 +22,7 @@ candidate E is
       + (generic + generic_w * n_w / 48) * [E is chardetng's unhinted guess]
       + (hinted + hinted_w * n_w / 48) * [E is chardetng's TLD-hinted guess]
       + sum_i w_i * (b1[E, byte1_i] + b2[E, class(byte2_i)] + shape[E, shape_E(pair i)])
+      + sum_b robust[E, b] * share of byte b among the sample's bytes from 0x80
       + bad[E] * (weighted pairs with a byte E leaves undefined)
       + err[E] * (decoding errors of the pairs in E, multi-byte E only)
 
@@ -30,7 +31,10 @@ their sum, and ``t`` the TLD's row (one per TLD seen often enough while fitting,
 the rest). ``shape_E`` classes the byte before the pair and the pair's two bytes as E reads
 them (lowercase letter, uppercase letter, other character, undefined or control: 64 shapes),
 which is where a wrong single-byte reading shows (``mŠnner``: a capital inside a word).
-chardetng's two guesses stand in for the character statistics CED's tables hold. The
+The last term stands for CED's ``RobustScan``: when the first answer is unreliable, CED
+rescores a few candidates on up to 1,000 pairs of the first 64-256 KB (the detector sample,
+:func:`.detect.detector_sample`, holds about as many). chardetng's two guesses stand in for
+the character statistics CED's tables hold. The
 weights are fitted by ``scripts/browser_view.py fit`` on half of the oracle-verified pages in
 ``tests/browser_view/`` and stored in ``ced_weights.npz``; the other half measures them
 (``docs/sniffing.md``).
@@ -78,6 +82,7 @@ class Weights:
     bad: np.ndarray  # (K,)
     err: np.ndarray  # (K,)
     shape: np.ndarray  # (K, 64)
+    robust: np.ndarray  # (K, 128)
 
     def tld_row(self, tld: str | None) -> int:
         """The row of ``tld`` in the TLD tables (the shared last row when it has none)."""
@@ -96,6 +101,7 @@ class Features:
     bad: np.ndarray  # (K,) weighted pairs with a byte the candidate leaves undefined
     err: np.ndarray  # (K,) decoding errors of the pairs (multi-byte candidates)
     shape: np.ndarray  # (K, 64) weighted counts of each candidate's reading shapes
+    spread: np.ndarray  # (128,) share of each byte 0x80-0xFF among the sample's non-ASCII bytes
     derate: float
     weighted_pairs: float
     tld_row: int
@@ -158,9 +164,10 @@ def undefined_bytes(candidates: tuple[str, ...]) -> np.ndarray:
 
 def features(
     window: PairWindow, weights: Weights, tld: str | None, default: str,
-    generic: str | None, hinted: str | None,
+    generic: str | None, hinted: str | None, sample: bytes = b"",
 ) -> Features:
-    """The page's features for :func:`scores` (the same function fits the weights)."""
+    """The page's features for :func:`scores` (the same function fits the weights);
+    ``sample`` is the detector sample (:func:`.detect.detector_sample`)."""
     candidates = weights.candidates
     pair_weights = np.asarray(window.weights, dtype=float)
     befores = np.frombuffer(window.before, dtype=np.uint8).astype(np.intp)
@@ -175,6 +182,8 @@ def features(
     shape = np.zeros((len(candidates), 64))
     for k in range(len(candidates)):
         shape[k] = np.bincount(pattern[k], weights=pair_weights, minlength=64)
+    spread = np.bincount(np.frombuffer(sample, dtype=np.uint8), minlength=256)[0x80:].astype(float)
+    spread /= max(1.0, spread.sum())
     err = np.zeros(len(candidates))
     if len(firsts):
         from pipeline.encoding.decoders import decode
@@ -184,7 +193,7 @@ def features(
             if encoding in MULTI_BYTE:
                 err[k] = min(decode(joined, encoding).decode_errors, MAX_ERRORS)
     return Features(
-        first=first, second=second, bad=np.asarray(bad, dtype=float), err=err, shape=shape,
+        first=first, second=second, bad=np.asarray(bad, dtype=float), err=err, shape=shape, spread=spread,
         derate=derate(window.count), weighted_pairs=float(pair_weights.sum()),
         tld_row=weights.tld_row(tld), default=_index(candidates, default),
         generic=_index(candidates, generic), hinted=_index(candidates, hinted),
@@ -208,6 +217,7 @@ def scores(found: Features, weights: Weights) -> np.ndarray:
         + weights.bad * found.bad
         + weights.err * found.err
         + (weights.shape * found.shape).sum(axis=1)
+        + weights.robust @ found.spread
     )
     if found.default >= 0:
         score[found.default] += found.derate * dflt
@@ -227,7 +237,7 @@ def load_weights(path: Path = WEIGHTS_FILE) -> Weights:
             tlds=tuple(str(name) for name in data["tlds"]),
             bias=data["bias"], tld=data["tld"], tld_pairs=data["tld_pairs"],
             scalars=data["scalars"], b1=data["b1"], b2=data["b2"], bad=data["bad"], err=data["err"],
-            shape=data["shape"],
+            shape=data["shape"], robust=data["robust"],
         )
 
 
@@ -237,28 +247,36 @@ def save_weights(weights: Weights, path: Path = WEIGHTS_FILE) -> None:
         path, candidates=np.array(weights.candidates), tlds=np.array(weights.tlds),
         bias=weights.bias, tld=weights.tld, tld_pairs=weights.tld_pairs, scalars=weights.scalars,
         b1=weights.b1, b2=weights.b2, bad=weights.bad, err=weights.err, shape=weights.shape,
+        robust=weights.robust,
     )
 
 
 @dataclass(frozen=True, slots=True)
 class CedGuess:
-    """The emulated CED answer, the runner-up, and the score margin between them."""
+    """The emulated CED answer, the runner-up, the score margin between them, and what the
+    scores came from (pairs scored, how many of them in tag or title text, the derating)."""
 
     encoding: str
     runner_up: str
     margin: float
     pairs: int
+    tag_pairs: int
+    derate: float
+    top: tuple[tuple[str, float], ...]
 
 
 def ced_guess(
     window: PairWindow, tld: str | None, default: str, generic: str | None, hinted: str | None,
-    weights: Weights | None = None,
+    sample: bytes = b"", weights: Weights | None = None,
 ) -> CedGuess:
     """The candidate with the highest score for the page whose pairs are ``window``."""
     weights = weights or load_weights()
-    score = scores(features(window, weights, tld, default, generic, hinted), weights)
+    found = features(window, weights, tld, default, generic, hinted, sample)
+    score = scores(found, weights)
     order = np.argsort(-score, kind="stable")
     best, second = int(order[0]), int(order[1])
     return CedGuess(
         weights.candidates[best], weights.candidates[second], float(score[best] - score[second]), window.count,
+        sum(weight < 1 for weight in window.weights), found.derate,
+        tuple((weights.candidates[int(k)], round(float(score[k] - score[best]), 2)) for k in order[:3]),
     )

@@ -83,8 +83,8 @@ def ced_window(body: bytes) -> PairWindow:
     """The non-ASCII (and control) byte pairs CED scores in ``body``, with their weights.
 
     >>> window = ced_window("<title>Čeština</title><p>Žluťoučký kůň".encode("cp1250"))
-    >>> window.count, window.weights[:2], window.first[-2:].hex()
-    (6, (0.0625, 0.0625), 'f9f9')
+    >>> window.count, window.weights[:3], window.first.hex(), window.second[-1:].hex()
+    (7, (0.0625, 0.0625, 1.0), 'c89a8e9de8fdf9', 'f2')
     """
     before = bytearray()
     first = bytearray()
