@@ -210,7 +210,7 @@ def fit(l2: float = L2, steps: int = STEPS) -> Weights:
 def _zero_weights(candidates: tuple[str, ...], tlds: tuple[str, ...]) -> Weights:
     k, t = len(candidates), len(tlds) + 1
     return Weights(
-        candidates, tlds, np.zeros(k), np.zeros((t, k)), np.zeros((t, k)), np.zeros(5),
+        candidates, tlds, np.zeros(k), np.zeros(k), np.zeros((t, k)), np.zeros((t, k)), np.zeros(5),
         np.zeros((k, 256)), np.zeros((k, 260)), np.zeros(k), np.zeros(k), np.zeros((k, 64)),
         np.zeros((k, 128)),
     )
@@ -238,14 +238,14 @@ def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: fl
                hot["generic"] * evidence[:, None], hot["hinted"] * evidence[:, None]]
     truth = np.zeros((n, k))
     truth[np.arange(n), labels] = 1
-    names = ("bias", "tld", "tld_pairs", "scalars", "b1", "b2", "bad", "err", "shape", "robust")
+    names = ("bias", "prior", "tld", "tld_pairs", "scalars", "b1", "b2", "bad", "err", "shape", "robust")
     params = {name: getattr(weights, name).astype(float).copy() for name in names}
     moment = {name: np.zeros_like(value) for name, value in params.items()}
     square = {name: np.zeros_like(value) for name, value in params.items()}
     rows_derate, rows_pairs = rows * derate[:, None], rows * evidence[:, None]
     for step in range(1, steps + 1):
         p = params
-        score = (p["bias"] + rows_derate @ p["tld"] + rows_pairs @ p["tld_pairs"]
+        score = (p["bias"] + derate[:, None] * p["prior"] + rows_derate @ p["tld"] + rows_pairs @ p["tld_pairs"]
                  + first @ p["b1"].T + second @ p["b2"].T + bad * p["bad"] + err * p["err"]
                  + np.einsum("nkf,kf->nk", shape, p["shape"]) + spread @ p["robust"].T
                  + sum(scalar * one for scalar, one in zip(p["scalars"], onehots, strict=True)))
@@ -254,7 +254,7 @@ def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: fl
         prob /= prob.sum(axis=1, keepdims=True)
         delta = (prob - truth) / n
         grads = {
-            "bias": delta.sum(0), "b1": delta.T @ first, "b2": delta.T @ second,
+            "bias": delta.sum(0), "prior": (delta * derate[:, None]).sum(0), "b1": delta.T @ first, "b2": delta.T @ second,
             "bad": (delta * bad).sum(0), "err": (delta * err).sum(0),
             "shape": np.einsum("nk,nkf->kf", delta, shape), "robust": delta.T @ spread,
             "scalars": np.array([(delta * one).sum() for one in onehots]),

@@ -97,7 +97,7 @@ LAYOUTS: dict[str, tuple[int, ...]] = {
     "dense": (120, 300, 800, 2500, 10_000, 50_000, 200_000),
     # English page with a native sentence every few paragraphs
     "sparse": (600, 3000, 20_000, 120_000),
-    # English page whose only native text is the title (2-30 characters)
+    # English page whose only native text is the title (2-30 characters; "char": 1-3)
     "title": (250, 1200, 6000),
 }
 
@@ -228,11 +228,15 @@ def page_body(recipe: Recipe) -> bytes:
     if lang == "7bit":
         return _seven_bit(recipe, rng)
     pool = sentences(lang)
-    if recipe.layout == "title":
+    if recipe.layout in ("title", "char"):
         titles = [s for s in pool if not s.isascii()]
         title = titles[rng.randrange(len(titles))]
-        start = rng.randrange(max(1, len(title) - 2))
-        title = title[start : start + rng.randrange(2, 31)]
+        if recipe.layout == "char":  # 1 to 3 characters, starting at a non-ASCII one
+            start = next(i for i, c in enumerate(title) if ord(c) > 0x7F)
+            title = title[start : start + rng.randrange(1, 4)]
+        else:
+            start = rng.randrange(max(1, len(title) - 2))
+            title = title[start : start + rng.randrange(2, 31)]
         head = b"<!DOCTYPE html>\n<html><head><title>" + encode(title, encoding) + b"</title></head>\n<body>\n"
         parts = [head]
         while sum(map(len, parts)) < recipe.length:
@@ -305,6 +309,12 @@ def recipes() -> Iterable[Recipe]:
     UTF-8 and 7-bit variants, then :data:`DRAWN_PER_ENCODING` bodies per legacy encoding with
     a log-uniform length (150 B to 200 KB) and a drawn layout."""
     yield from _grid()
+    seed = 90_000
+    for lang, (_, _, _, encodings) in LANGUAGES.items():  # a title of 1 to 3 characters
+        for encoding in encodings:
+            for length in LAYOUTS["title"]:
+                seed += 1
+                yield Recipe(lang, encoding, "char", length, seed)
     for round_ in range(DRAWN_ROUNDS):
         seed = 100_000 * (round_ + 1)
         for lang, (_, _, _, encodings) in LANGUAGES.items():

@@ -17,7 +17,7 @@ CED's tables (``compact_enc_det_generated_tables.h``) are not public. This modul
 shape and fits the tables to Chromium 156's own answers: a log-linear model whose score for
 candidate E is
 
-    bias[E] + d * (tld[t, E] + dflt * [E is Chromium's TLD default])
+    bias[E] + d * (prior[E] + tld[t, E] + dflt * [E is Chromium's TLD default])
       + (n_w / 48) * tld_pairs[t, E]
       + (generic + generic_w * n_w / 48) * [E is chardetng's unhinted guess]
       + (hinted + hinted_w * n_w / 48) * [E is chardetng's TLD-hinted guess]
@@ -74,6 +74,7 @@ class Weights:
     candidates: tuple[str, ...]
     tlds: tuple[str, ...]
     bias: np.ndarray  # (K,)
+    prior: np.ndarray  # (K,) the all-web prior, derated like the TLD's
     tld: np.ndarray  # (T + 1, K)
     tld_pairs: np.ndarray  # (T + 1, K)
     scalars: np.ndarray  # (5,): dflt, generic, hinted, generic_w, hinted_w
@@ -210,7 +211,7 @@ def scores(found: Features, weights: Weights) -> np.ndarray:
     evidence = found.weighted_pairs / MAX_PAIRS
     score = (
         weights.bias
-        + found.derate * weights.tld[found.tld_row]
+        + found.derate * (weights.prior + weights.tld[found.tld_row])
         + (found.weighted_pairs / MAX_PAIRS) * weights.tld_pairs[found.tld_row]
         + weights.b1 @ found.first
         + weights.b2 @ found.second
@@ -235,7 +236,7 @@ def load_weights(path: Path = WEIGHTS_FILE) -> Weights:
         return Weights(
             candidates=tuple(str(name) for name in data["candidates"]),
             tlds=tuple(str(name) for name in data["tlds"]),
-            bias=data["bias"], tld=data["tld"], tld_pairs=data["tld_pairs"],
+            bias=data["bias"], prior=data["prior"], tld=data["tld"], tld_pairs=data["tld_pairs"],
             scalars=data["scalars"], b1=data["b1"], b2=data["b2"], bad=data["bad"], err=data["err"],
             shape=data["shape"], robust=data["robust"],
         )
@@ -245,7 +246,7 @@ def save_weights(weights: Weights, path: Path = WEIGHTS_FILE) -> None:
     """Write ``weights`` (what ``scripts/browser_view.py fit`` produced)."""
     np.savez_compressed(
         path, candidates=np.array(weights.candidates), tlds=np.array(weights.tlds),
-        bias=weights.bias, tld=weights.tld, tld_pairs=weights.tld_pairs, scalars=weights.scalars,
+        bias=weights.bias, prior=weights.prior, tld=weights.tld, tld_pairs=weights.tld_pairs, scalars=weights.scalars,
         b1=weights.b1, b2=weights.b2, bad=weights.bad, err=weights.err, shape=weights.shape,
         robust=weights.robust,
     )
