@@ -54,8 +54,11 @@ WEIGHTS_FILE = Path(__file__).with_name("ced_weights.npz")
 
 #: ``kDerateHintsBelow``: with fewer pairs, the TLD prior is scaled by max(3, n + 1) / 12.
 DERATE_BELOW = 12
-#: Multi-byte candidates: scored on their decoding errors, not on single bytes.
-MULTI_BYTE = frozenset({"Shift_JIS", "EUC-JP", "GBK", "gb18030", "Big5", "EUC-KR"})
+#: Multi-byte candidates, scored on their decoding errors too, with the Python codec that
+#: counts them (an error count, not a decode: the codecs' small differences from the WHATWG
+#: decoders do not matter to it, and the fitted weights were made with the same count).
+MULTI_BYTE = {"Shift_JIS": "cp932", "EUC-JP": "euc_jp", "GBK": "gbk", "gb18030": "gb18030",
+              "Big5": "big5", "EUC-KR": "cp949"}
 #: Classes of an ASCII second byte (index 256 + class in ``b2``).
 _LOWER, _UPPER, _SPACE, _OTHER = 256, 257, 258, 259
 _SECOND_CLASS = np.array(
@@ -63,6 +66,7 @@ _SECOND_CLASS = np.array(
      for b in range(0x80)] + list(range(0x80, 0x100)),
     dtype=np.intp,
 )
+_ASCII = bytes(range(0x80))
 #: Most decoding errors counted per candidate (a page in another script errs on every pair).
 MAX_ERRORS = 8
 
@@ -179,26 +183,28 @@ def features(
     undefined = undefined_bytes(candidates)
     bad = (undefined[:, firsts] | undefined[:, seconds]) @ pair_weights if len(firsts) else np.zeros(len(candidates))
     shapes = byte_shapes(candidates)
-    pattern = shapes[:, befores] * 16 + shapes[:, firsts] * 4 + shapes[:, seconds]  # (K, n)
-    shape = np.zeros((len(candidates), 64))
-    for k in range(len(candidates)):
-        shape[k] = np.bincount(pattern[k], weights=pair_weights, minlength=64)
-    spread = np.bincount(np.frombuffer(sample, dtype=np.uint8), minlength=256)[0x80:].astype(float)
-    spread /= max(1.0, spread.sum())
+    count = len(candidates)
+    pattern = (shapes[:, befores] * 16 + shapes[:, firsts] * 4 + shapes[:, seconds]).astype(np.intp)  # (K, n)
+    pattern += (np.arange(count) * 64)[:, None]
+    shape = np.bincount(pattern.ravel(), weights=np.tile(pair_weights, count), minlength=count * 64).reshape(count, 64)
+    high = sample.translate(None, _ASCII)
+    spread = np.bincount(np.frombuffer(high, dtype=np.uint8), minlength=256)[0x80:] / max(1, len(high))
     err = np.zeros(len(candidates))
     if len(firsts):
-        from pipeline.encoding.decoders import decode
-
         joined = bytes(np.column_stack((firsts, seconds)).astype(np.uint8).ravel())
-        for k, encoding in enumerate(candidates):
-            if encoding in MULTI_BYTE:
-                err[k] = min(decode(joined, encoding).decode_errors, MAX_ERRORS)
+        for k, codec in _multi_byte_codecs(candidates):
+            err[k] = min(joined.decode(codec, "replace").count("\ufffd"), MAX_ERRORS)
     return Features(
         first=first, second=second, bad=np.asarray(bad, dtype=float), err=err, shape=shape, spread=spread,
         derate=derate(window.count), weighted_pairs=float(pair_weights.sum()),
         tld_row=weights.tld_row(tld), default=_index(candidates, default),
         generic=_index(candidates, generic), hinted=_index(candidates, hinted),
     )
+
+
+@cache
+def _multi_byte_codecs(candidates: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    return tuple((k, MULTI_BYTE[name]) for k, name in enumerate(candidates) if name in MULTI_BYTE)
 
 
 def _index(candidates: tuple[str, ...], encoding: str | None) -> int:
