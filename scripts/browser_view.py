@@ -42,6 +42,7 @@ from pipeline.encoding.sniff.tld_defaults import TLD_ENCODINGS, tld_default  # n
 from pipeline.encoding.sniff.utf8 import check_utf8  # noqa: E402
 from tests.browser_view.pages import (  # noqa: E402
     CASES,
+    DOTLESS,
     cases,
     load_cases,
     page_body,
@@ -119,7 +120,9 @@ def family(row: dict) -> str:
 
 
 def tld_group(row: dict) -> str:
-    tld = row["url"].split("/")[2].rsplit(".", 1)[1]
+    tld = row["tld"]
+    if tld == DOTLESS:
+        return "no TLD (host without a dot)"
     if tld == "com":
         return ".com"
     if tld in TLD_ENCODINGS:

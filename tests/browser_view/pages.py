@@ -360,8 +360,14 @@ def split_of(body_id: str) -> str:
     return "fit" if hashlib.sha256(body_id.encode()).digest()[0] % 2 == 0 else "held-out"
 
 
+#: The TLD of a host without a dot (``http://s1a2b3/``: CED finds no TLD, as for the chardet
+#: corpus's hosts), given to the first round of drawn bodies.
+DOTLESS = "-"
+
+
 def tlds_for(recipe: Recipe) -> list[str]:
-    """``.com``, the language's country TLD, one more drawn by the recipe's seed."""
+    """``.com``, the language's country TLD, one more drawn by the recipe's seed (and a
+    dotless host for the first drawn round)."""
     rng = random.Random(f"tld/{recipe.body_id}")
     if recipe.lang == "7bit":
         chosen = list(SEVEN_BIT_TLDS)
@@ -370,6 +376,8 @@ def tlds_for(recipe: Recipe) -> list[str]:
     extra = rng.choice(EXTRA_TLDS)
     if extra not in chosen:
         chosen.append(extra)
+    if 100_000 < recipe.seed < 200_000:
+        chosen.append(DOTLESS)
     return chosen
 
 
@@ -381,7 +389,10 @@ def cases() -> Iterable[tuple[Recipe, str, str]]:
 
 
 def url_for(case_id: str, tld: str) -> str:
+    """The URL the case was loaded under (``tld`` :data:`DOTLESS`: a host without a dot)."""
     slug = hashlib.sha256(case_id.encode()).hexdigest()[:10]
+    if tld == DOTLESS:
+        return f"http://s{slug}/index.html"
     return f"http://www.s{slug}.{tld}/index.html"
 
 

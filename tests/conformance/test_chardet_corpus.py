@@ -20,7 +20,6 @@ from pipeline.encoding.sniff.late_meta import scan_meta_charset
 from pipeline.encoding.sniff.prescan import prescan_byte_stream
 from pipeline.encoding.sniff.xml_declaration import check_xml_declaration
 
-
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("evaluate", ROOT / "scripts" / "evaluate.py")
 assert _spec is not None and _spec.loader is not None
