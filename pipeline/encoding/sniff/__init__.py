@@ -7,9 +7,13 @@
 - :mod:`.lenient_meta` — malformed declarations the spec ignores (``standard``/``repair`` only);
 - :mod:`.utf8` — the UTF-8 check for undeclared pages;
 - :mod:`.detect` — statistical detection (chardetng, TLD hint) and what it cannot answer;
-- :mod:`.browser_detect` — Chromium's content sniffing, emulated;
+- :mod:`.browser_detect` — Chromium's content sniffing, emulated, step by step;
+- :mod:`.ced_window` — the byte pairs Chromium's detector (CED) scores;
+- :mod:`.ced_model` — CED's scoring shape with tables fitted to Chromium's answers;
 - :mod:`.tld_defaults` — Chromium's fallback encoding by TLD;
 - :mod:`.evidence` — the findings, computed lazily and once, recorded as signals;
-- :mod:`.algorithm` — the order, the three policies, the :class:`EncodingDecision`;
-- :mod:`.evaluate` — accuracy on ``../shared/corpus/chardet``.
+- :mod:`.algorithm` — the order, the three policies, the :class:`EncodingDecision`.
+
+Accuracy is measured by ``scripts/evaluate.py`` (``../shared/corpus/chardet``) and
+``scripts/browser_view.py`` (the browser view on ``tests/browser_view``).
 """

@@ -253,9 +253,10 @@ def browser_encoding(
     is_file = bool(url) and url.lower().startswith("file:")  # type: ignore[union-attr]
     whole = len(sample) == len(evidence.body)  # then the standard policy's evidence is the same
     encoding, source, note = emulate_chromium_detection(
-        sample, evidence.tld, default, allow_utf8=is_file,
+        evidence.body, evidence.tld, default, allow_utf8=is_file,
         is_utf8=evidence.utf8().is_utf8 if whole and not sample.isascii() else None,
-        guess=evidence.chardetng,
+        guesses=lambda: (evidence.chardetng(), evidence.chardetng_generic()),
+        sample=sample,
     )
     evidence.signals.append(Signal("browser-detection", None, encoding, note))
     return encoding, source

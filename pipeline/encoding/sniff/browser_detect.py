@@ -1,122 +1,105 @@
-"""Chromium's content sniffing for undeclared pages, emulated.
+"""What Chromium shows for a page that declares nothing: its content sniffing, emulated.
 
-Blink (``text_encoding_detector.cc``) asks Compact Encoding Detection (CED) with the page URL
-as a hint; a UTF-8 answer is thrown away on non-``file:`` URLs, and so is no answer, leaving
-the TLD default (:mod:`.tld_defaults`). A pure-ASCII answer becomes windows-1252. CED itself
-is not available to Python, so chardetng (Firefox's detector, also TLD-hinted) stands in, with
-two adjustments where the two detectors name the same bytes differently:
+Blink's ``TextResourceDecoder::AutoDetectEncodingIfAllowed`` hands the bytes and the page URL
+to ``DetectTextEncoding`` (``text_encoding_detector.cc``), which asks Compact Encoding
+Detection (CED) with the URL as the only hint (no charset, no language: "do not use language
+hint ... more deterministic encoding detection results across devices"), ``WEB_CORPUS``, and
+7-bit encodings allowed. A UTF-8 answer is thrown away on non-local URLs, and so is no answer:
+the page then keeps its default encoding, the TLD's (:mod:`.tld_defaults`) or the locale's.
 
-- chardetng reports the KOI8 family as KOI8-U (its superset); CED reports KOI8-R;
-- chardetng has no Mac Cyrillic; when the Mac Cyrillic reading is clearly the right one
-  (:func:`.detect.refine_cyrillic`), Chromium shows windows-1251 (all 17 such pages of the
-  corpus);
-- between ISO-8859-2 and windows-1250, CED answers windows-1250 unless that reading is
-  visibly worse (C1 controls, or symbols such as ``±``/``¶`` inside words, at least
-  :data:`LATIN2_MIN_EXTRA_ODDITIES` more than the ISO-8859-2 reading), where chardetng prefers
-  ISO-8859-2 whenever it fits. Measured on the oracle: Czech, Slovak, Slovene and Croatian
-  ISO-8859-2 pages show as windows-1250, Polish ones (``ą``/``ś`` are ``±``/``¶`` in
-  windows-1250) as ISO-8859-2. The rule was derived from those measurements.
+The procedure, in order (each step's source in brackets):
 
-Agreement with Chromium on the corpus is measured in ``docs/sniffing.md``; where the two
-detectors' statistics differ otherwise (windows-1257 for some Western pages, short pages where
-CED follows its TLD prior) this emulation is not exact.
+1. **7-bit body** (every byte below 0x80). CED answers ASCII, which Chromium shows as
+   windows-1252, for plain text, terminal escapes, HZ ``~{``, UTF-7 ``+...-`` and ISO-2022-KR
+   (CED's ``HTML5_MODE`` maps HZ, ISO-2022-KR/CN and UTF-7 to ASCII). ISO-2022-JP escapes
+   (``ESC $ B``, ``ESC $ @``, ``ESC ( J``) are the exception: the page keeps its default
+   encoding, the TLD's (Shift_JIS under ``.jp``, windows-1251 under ``.ru``, windows-1252 under
+   ``.com``) [oracle: 307 of the 308 ISO-2022-JP pages of ``tests/browser_view``, 54 TLDs; the
+   exception has its escapes in ``<title>`` only and shows windows-1252].
+2. **UTF-8 body**: the default encoding [``text_encoding_detector.cc``; oracle].
+   **Mostly control bytes** (more than half of the pairs CED scores start with one: UTF-16
+   without a BOM, binary): windows-1252 [``compact_enc_det.cc``: such bytes score UTF-16 and
+   binary, which ``HTML5_MODE`` reports as ASCII; oracle: the chardet corpus's BOM-less UTF-16].
+3. **Legacy bytes**: CED's answer, emulated by :func:`.ced_model.ced_guess` on the 48 byte
+   pairs CED scores (:func:`.ced_window.ced_window`), with the TLD prior CED applies and the
+   tables fitted to Chromium's answers [``compact_enc_det.cc`` for the shape; oracle for the
+   tables]. What the fitted tables learnt, measured: the detector never reports ISO-8859-14,
+   ISO-8859-16, windows-1258, x-mac-cyrillic or ISO-8859-8 (pages in them show as windows-1252,
+   windows-1250/-1252, windows-1252, windows-1251 and windows-1255); among encodings that read
+   the bytes alike the TLD decides (ISO-8859-7 under ``.gr``, windows-1253 under ``.com``);
+   with fewer than 12 pairs the TLD weighs a quarter or more of its full weight, so a handful
+   of non-ASCII bytes under ``.ru`` shows windows-1251 whatever they are.
+
+Accuracy against Chromium is measured in ``docs/sniffing.md`` (``scripts/browser_view.py``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from pipeline.encoding.decision import EncodingSource
-from pipeline.encoding.sniff.detect import Guess, chardetng_guess, refine_cyrillic
+from pipeline.encoding.sniff.ced_model import ced_guess
+from pipeline.encoding.sniff.ced_window import ced_window
+from pipeline.encoding.sniff.detect import Guess, chardetng_guesses, has_iso_2022_jp_escapes
 from pipeline.encoding.sniff.utf8 import check_utf8
 
-_CED_NAMES = {"KOI8-U": "KOI8-R"}
-#: How many more oddities the windows-1250 reading needs before ISO-8859-2 is shown.
-LATIN2_MIN_EXTRA_ODDITIES = 3
-
-
-# In a text where letters are "a", C1 controls "c" and other chars from U+00A0 on "o": an
-# "o" wedged between two letters (lookarounds: adjacent ones all count).
-_WEDGED = re.compile("(?<=a)o(?=a)")
-
-
-def _char_kind(char: str) -> str:
-    if char.isalpha():
-        return "a"
-    if char >= "\xa0":
-        return "o"
-    return "c" if "\x80" <= char <= "\x9f" else "x"
-
-
-def _latin_oddities(text: str) -> int:
-    """C1 controls, plus non-letter symbols (U+00A0 and up) wedged between two letters.
-
-    Counted on ``text`` translated to one kind letter per char (:func:`_char_kind`).
-
-    >>> _latin_oddities("a±b \x85 ±± x±")
-    2
-    """
-    kinds = text.translate({ord(char): _char_kind(char) for char in set(text)})
-    return kinds.count("c") + len(_WEDGED.findall(kinds))
-
-
-def _same_text(sample: bytes, first: str, second: str) -> bool:
-    from pipeline.encoding.decoders import decode
-
-    return decode(sample, first).text == decode(sample, second).text
-
-
-def ced_latin2_choice(sample: bytes) -> str:
-    """windows-1250 or ISO-8859-2, as Chromium's CED tends to answer for Central European bytes.
-
-    >>> ced_latin2_choice("Příliš žluťoučký kůň".encode("iso8859_2"))
-    'windows-1250'
-    >>> ced_latin2_choice(("Zażółć gęślą jaźń; " * 3).encode("iso8859_2"))
-    'ISO-8859-2'
-    """
-    from pipeline.encoding.decoders import decode
-
-    cp1250 = _latin_oddities(decode(sample, "windows-1250").text)
-    latin2 = _latin_oddities(decode(sample, "ISO-8859-2").text)
-    return "ISO-8859-2" if cp1250 >= latin2 + LATIN2_MIN_EXTRA_ODDITIES else "windows-1250"
+#: Below this score margin the emulated answer is close to its runner-up (noted, not used).
+CLOSE_MARGIN = 1.0
 
 
 def emulate_chromium_detection(
-    sample: bytes,
+    body: bytes,
     tld: str | None,
     default: str,
     *,
     allow_utf8: bool = False,
     is_utf8: bool | None = None,
-    guess: Callable[[], Guess | None] | None = None,
+    guesses: Callable[[], tuple[Guess | None, Guess | None]] | None = None,
+    sample: bytes | None = None,
 ) -> tuple[str, EncodingSource, str]:
-    """(encoding, source, note) Chromium would end up with for an undeclared ``sample``.
+    """(encoding, source, note) Chromium would end up with for an undeclared ``body``.
 
-    ``is_utf8`` and ``guess`` let the caller share a UTF-8 check and a chardetng run it
-    already has (on the same sample, with the same TLD).
+    ``default`` is the page's default encoding (TLD, else locale). ``is_utf8`` and
+    ``guesses`` (chardetng's TLD-hinted and unhinted guesses on ``sample``, the detector
+    sample) let the caller share work it has already done.
 
     >>> emulate_chromium_detection(b"plain", "jp", "Shift_JIS")[:2]
     ('windows-1252', 'default')
+    >>> emulate_chromium_detection("日本".encode("iso2022_jp"), "jp", "Shift_JIS")[:2]
+    ('Shift_JIS', 'default')
     >>> emulate_chromium_detection("日本語".encode(), "jp", "Shift_JIS")[:2]
     ('Shift_JIS', 'default')
     """
-    if sample.isascii():
-        return "windows-1252", "default", "pure ASCII: CED answers ASCII, read as windows-1252"
+    sample = body if sample is None else sample
+    if sample.isascii() and body.isascii():
+        if has_iso_2022_jp_escapes(body):
+            return default, "default", (
+                f"7-bit with ISO-2022-JP escapes: Chromium does not take ISO-2022-JP from detection; "
+                f"TLD/locale default {default}"
+            )
+        return "windows-1252", "default", "7-bit: CED answers ASCII (also for HZ, UTF-7, ISO-2022-KR), shown as windows-1252"
     if is_utf8 is None:
-        is_utf8 = check_utf8(sample).is_utf8
+        is_utf8 = check_utf8(body if sample.isascii() else sample).is_utf8
     if is_utf8:
         if allow_utf8:
             return "UTF-8", "detected", "UTF-8 detected (file: URL)"
         return default, "default", f"UTF-8 bytes: Chromium discards a UTF-8 verdict; TLD/locale default {default}"
-    found = guess() if guess is not None else chardetng_guess(sample, tld, allow_utf8=False)
-    if found is None:
-        return default, "default", f"no detector answer: TLD/locale default {default}"
-    encoding = _CED_NAMES.get(found.encoding, found.encoding)
-    if refine_cyrillic(sample, found.encoding) == "x-mac-cyrillic":
-        encoding = "windows-1251"
-    elif encoding in ("ISO-8859-2", "windows-1250"):
-        encoding = ced_latin2_choice(sample)
-    elif encoding == "windows-1253" and _same_text(sample, "windows-1253", "ISO-8859-7"):
-        encoding = "ISO-8859-7"
-    return encoding, "detected", f"CED stand-in: chardetng (TLD hint {tld!r}) answered {found.encoding}"
+    window = ced_window(body)
+    controls = sum(byte < 0x80 for byte in window.first)
+    if controls * 2 > window.count:
+        return "windows-1252", "detected", (
+            f"{controls} of the {window.count} byte pairs CED scores start with a control byte (UTF-16 "
+            "without BOM, or binary): CED answers UTF-16 or binary, which it reports as ASCII; windows-1252"
+        )
+    hinted, generic = guesses() if guesses is not None else chardetng_guesses(sample, (tld, None), allow_utf8=False)
+    found = ced_guess(
+        window, tld, default,
+        generic.encoding if generic is not None else None, hinted.encoding if hinted is not None else None,
+        sample,
+    )
+    close = ", close" if found.margin < CLOSE_MARGIN else ""
+    ranked = ", ".join(f"{name} {score:+.1f}" for name, score in found.top)
+    return found.encoding, "detected", (
+        f"CED emulation: {found.pairs} byte pairs scored ({found.tag_pairs} in tag or title text, at 1/16); "
+        f"prior of TLD {tld or '(none)'} x{found.derate:.2f}; scores relative to the best: {ranked}{close}"
+    )

@@ -54,20 +54,34 @@ def chardetng_guess(body: bytes, tld: str | None, *, allow_utf8: bool, last: boo
     >>> chardetng_guess("日本語のテキストです。これはテストです".encode("euc_jp") * 3, "jp", allow_utf8=False)
     Guess(encoding='EUC-JP', confident=True)
     """
+    return chardetng_guesses(body, (tld,), allow_utf8=allow_utf8, last=last)[0]
+
+
+def chardetng_guesses(
+    body: bytes, tlds: tuple[str | None, ...], *, allow_utf8: bool, last: bool = True,
+) -> tuple[Guess | None, ...]:
+    """chardetng's guess for ``body`` under each TLD hint of ``tlds`` (None: no hint), from
+    one pass over the bytes (feeding costs; guessing again is cheap).
+
+    >>> body = "Příliš žluťoučký kůň úpěl ďábelské ódy".encode("iso8859_2")
+    >>> [g.encoding for g in chardetng_guesses(body, ("cz", None), allow_utf8=False)]
+    ['ISO-8859-2', 'ISO-8859-2']
+    """
     try:
         from chardetng_py.detector import EncodingDetector
 
         detector = EncodingDetector()
         detector.feed(body, last=last)
-        name, confident = detector.guess_assess(tld=clean_tld(tld), allow_utf8=allow_utf8)
+        answers = [detector.guess_assess(tld=clean_tld(tld), allow_utf8=allow_utf8) for tld in tlds]
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException:  # pyo3 panics derive from BaseException
-        return None
-    encoding = _CHARDETNG_NAMES.get(name) or get_an_encoding(name)
-    if encoding is None:
-        return None
-    return Guess(encoding, bool(confident))
+        return tuple(None for _ in tlds)
+    guesses = []
+    for name, confident in answers:
+        encoding = _CHARDETNG_NAMES.get(name) or get_an_encoding(name)
+        guesses.append(None if encoding is None else Guess(encoding, bool(confident)))
+    return tuple(guesses)
 
 
 def charset_normalizer_guess(body: bytes) -> str | None:

@@ -1,6 +1,6 @@
 """Accuracy of the encoding decision on ``../shared/corpus/chardet`` (real pages by true encoding).
 
-Run: ``.venv/bin/python -m pipeline.encoding.sniff.evaluate [CORPUS_DIR] [--markdown]``
+Run: ``.venv/bin/python scripts/evaluate.py [CORPUS_DIR] [--misses]``
 
 Three measurements over the 395 files whose true encoding is a WHATWG encoding:
 
@@ -27,11 +27,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.encoding.api import decode_html
-from pipeline.encoding.decoders import decode
-from pipeline.encoding.sniff.bom import bom_sniff
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "chardet"
+from pipeline.encoding.api import decode_html  # noqa: E402
+from pipeline.encoding.decoders import decode  # noqa: E402
+from pipeline.encoding.sniff.bom import bom_sniff  # noqa: E402
+
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "chardet"
 
 # An XML declaration's encoding pseudo-attribute (the declaration itself stays).
 _XML_ENCODING = re.compile(rb"(<\?xml\b[^>]*?)\s+encoding\s*=\s*([\"'])[^\"'>]*\2", re.IGNORECASE)

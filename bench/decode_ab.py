@@ -1,0 +1,88 @@
+"""decode_html speed of this checkout against another revision, in the same run, interleaved.
+
+    python -m bench.decode_ab REV [--rounds 5]
+
+``REV`` (a commit) is exported with ``git archive`` into a temporary folder, with this
+checkout's compiled extensions copied beside its modules (their sources must be the same);
+then one subprocess per (tree, round) times ``decode_html`` on the undeclared pages of
+``bench/__main__.py``'s decode table (chardet corpus, and 200 KB windows-1251 pages), best of
+3 each, the two trees taking turns round by round. Prints MB/s (one core) per tree, the best
+round of each, and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_WORKER = r"""
+import json, random, sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(1, sys.argv[2])
+from bench.__main__ import chardet_groups
+from bench.crawl import page
+from pipeline import decode_html
+import pipeline
+assert pipeline.__file__.startswith(sys.argv[1]), pipeline.__file__
+groups = {"undeclared (chardet corpus)": chardet_groups()["undeclared"]}
+rng = random.Random(1)
+groups["undeclared windows-1251, 200 KB pages"] = [
+    (page(rng, "ru", "cp1251", False, i, 200_000), "http://x.example/") for i in range(20)]
+out = {}
+for name, pages in groups.items():
+    mb = sum(len(b) for b, _ in pages) / 1e6
+    [decode_html(b, None, u) for b, u in pages]  # warm-up: imports, tables
+    best = min(
+        (lambda t0: ([decode_html(b, None, u) for b, u in pages], time.perf_counter() - t0)[1])(time.perf_counter())
+        for _ in range(3))
+    out[name] = mb / best
+print(json.dumps(out))
+"""
+
+
+def _export(rev: str, into: Path) -> Path:
+    tree = into / "tree"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", rev, "pipeline"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    for built in ROOT.glob("pipeline/**/*.so"):
+        target = tree / built.relative_to(ROOT)
+        if target.parent.is_dir():
+            shutil.copy2(built, target)
+    return tree
+
+
+def main(argv: list[str]) -> int:
+    """Run the interleaved rounds and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rev")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as work:
+        trees = {"this checkout": ROOT, args.rev: _export(args.rev, Path(work))}
+        best: dict[str, dict[str, float]] = {name: {} for name in trees}
+        for _ in range(args.rounds):
+            for name, tree in trees.items():
+                result = subprocess.run(
+                    [sys.executable, "-c", _WORKER, str(tree), str(ROOT)],
+                    capture_output=True, text=True, check=True, cwd=ROOT,
+                )
+                for group, rate in json.loads(result.stdout).items():
+                    best[name][group] = max(best[name].get(group, 0.0), rate)
+    names = list(trees)
+    print(f"| pages | {names[0]} MB/s | {names[1]} MB/s | ratio |\n|---|---:|---:|---:|")
+    for group in best[names[0]]:
+        new, old = best[names[0]][group], best[names[1]][group]
+        print(f"| {group} | {new:.1f} | {old:.1f} | {new / old:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
