@@ -9,11 +9,18 @@ compiler checks every struct and function they use against the parser's own head
   ``REDECODE_LEXBOR_SDIST`` names a local copy of that sdist for offline builds.
 * ``pipeline.extract._urls`` holds ada (``ada.cpp`` and its C API ``ada_c.h``, which the
   ada-url wheel ships; ada-url is a build requirement).
+* ``pipeline.encoding._ced`` holds Compact Encoding Detection (google/compact_enc_det, the
+  detector Chromium links as ``third_party/ced``, Apache-2.0), from the copy the npm package
+  ``ced`` vendors (``vendor/compact_enc_det``, with its generated probability tables),
+  fetched over HTTPS from the npm registry at build time and checked against the registry's
+  SHA-512 integrity; ``REDECODE_CED_TARBALL`` names a local copy of that tarball for offline
+  builds. It is compiled with the defines of Chromium's ``third_party/ced/BUILD.gn``.
 
 Every extension is optional: without a compiler (or without the sources) the package
-installs and the pure-Python path serves, which ``pipeline.extract.native_status()``
-reports. ``REDECODE_SANITIZE=1`` builds every extension, Lexbor and ada included, with
-AddressSanitizer and UndefinedBehaviorSanitizer (``make sanitize``).
+installs and the pure-Python path serves, which ``pipeline.extract.native_status()`` and
+``pipeline.encoding.sniff.ced.ced_status()`` report. ``REDECODE_SANITIZE=1`` builds every
+extension, Lexbor, ada and CED included, with AddressSanitizer and UndefinedBehaviorSanitizer
+(``make sanitize``).
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
+from base64 import b64decode
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -39,6 +48,14 @@ LEXBOR_SDIST = ("selectolax", "1.0.2", "f0508ad927aa426425d4aa7a2bb2f8b21c014125
 LEXBOR_VERSION = "3.1.0"
 #: The Lexbor modules the HTML parser needs (html depends on core, dom, ns and tag only).
 LEXBOR_MODULES = ("core", "dom", "html", "ns", "tag")
+#: The npm tarball that vendors CED, and its integrity (SHA-512) as the registry publishes it.
+CED_TARBALL = ("ced", "2.0.0", "d5j+xsZDbSarov5iA8wrCoKNDeszm8qZqAYrSG+KxqX8X3RbVxCFAGtQJLo9yoquTWRbWlwPwdMqa/De99i3ew==")
+CED_URL = "https://registry.npmjs.org/{0}/-/{0}-{1}.tgz"
+#: CED's translation units (Chromium's BUILD.gn ``ced`` target, tests left out).
+CED_SOURCES = ("compact_enc_det/compact_enc_det.cc", "compact_enc_det/compact_enc_det_hint_code.cc",
+               "util/encodings/encodings.cc", "util/languages/languages.cc")
+#: Chromium's third_party/ced/BUILD.gn defines (COMPILER_GCC off Windows, HTML5_MODE always).
+CED_MACROS: list[tuple[str, str | None]] = [("COMPILER_GCC", None), ("HTML5_MODE", None)]
 SANITIZE = os.environ.get("REDECODE_SANITIZE", "") not in ("", "0")
 SANITIZER_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
                    "-fno-omit-frame-pointer", "-g"]
@@ -85,6 +102,47 @@ def _lexbor_tree() -> Path:
     return target / "source"
 
 
+def _ced_tree() -> Path:
+    """CED's source tree (``compact_enc_det/``, ``util/``, ``LICENSE``), extracted from the
+    pinned npm tarball."""
+    name, version, integrity = CED_TARBALL
+    digest = b64decode(integrity)
+    target = CACHE / f"ced-{version}-{digest.hex()[:12]}"
+    if (target / "compact_enc_det" / "compact_enc_det.h").exists():
+        return target
+    local = os.environ.get("REDECODE_CED_TARBALL")
+    if local is not None:
+        data = Path(local).read_bytes()
+        where = local
+    else:
+        where = CED_URL.format(name, version)
+        try:
+            with urllib.request.urlopen(where, timeout=300) as response:  # noqa: S310 (fixed https URL)
+                data = response.read()
+        except OSError as exc:
+            raise CompileError(f"could not fetch {where}: {exc} (REDECODE_CED_TARBALL names a local copy)") from exc
+    if hashlib.sha512(data).digest() != digest:
+        raise CompileError(f"{where}: SHA-512 differs from the npm registry's integrity {integrity}")
+    prefix = "package/vendor/compact_enc_det/"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=CACHE))
+    with tempfile.TemporaryDirectory() as tmp:
+        tarball = Path(tmp) / f"{name}-{version}.tgz"
+        tarball.write_bytes(data)
+        with tarfile.open(tarball) as archive:
+            members = [m for m in archive.getmembers()
+                       if m.name.startswith(prefix) and m.isfile() and not m.name.endswith("test.cc")
+                       and (m.name.endswith((".cc", ".h", ".inc")) or m.name == prefix + "LICENSE")]
+            for member in members:
+                member.name = member.name[len(prefix):]
+            archive.extractall(staging, members=members, filter="data")
+    if not target.exists():  # (a concurrent build may have got there first)
+        os.replace(staging, target)
+    else:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
 def _ada_dir() -> Path:
     """The installed ada-url package: ``ada.cpp``, ``ada.h`` and ``ada_c.h``."""
     spec = importlib.util.find_spec("ada_url")
@@ -124,6 +182,19 @@ class BuildNative(build_ext):
                                               [("ADA_INCLUDE_URL_PATTERN", "0")])
             ext.libraries = ["stdc++"]
             ext.define_macros = [("ADA_URL_PACKAGE_VERSION", f'"{_ada_version()}"')]
+        elif ext.name == "pipeline.encoding._ced":
+            ced = _ced_tree()
+            ext.include_dirs = [str(ced)]
+            ext.define_macros = list(CED_MACROS)
+            # CED is third-party code built as Chromium builds it ("no_chromium_code": its
+            # warnings are not ours to fix); the module itself compiles with warnings on.
+            flags = ["-O1" if SANITIZE else "-O2", "-std=c++11", "-w",
+                     *(SANITIZER_FLAGS if SANITIZE else [])]
+            ext.extra_objects = self._objects("ced", [str(ced / f) for f in CED_SOURCES], [str(ced)], flags,
+                                              CED_MACROS)
+            ext.extra_compile_args = ["-O1" if SANITIZE else "-O2", "-std=c++17", "-Wall",
+                                      *(SANITIZER_FLAGS if SANITIZE else [])]
+            ext.libraries = ["stdc++"]
         if SANITIZE:
             ext.extra_link_args = [*ext.extra_link_args, *SANITIZER_FLAGS]
         super().build_extension(ext)
@@ -133,6 +204,9 @@ class BuildNative(build_ext):
             beside = Path(self.get_ext_fullpath(ext.name)).parent
             for name in ("LICENSE", "NOTICE"):
                 shutil.copyfile(source.parent / name, beside / f"LEXBOR_{name}")
+        elif ext.name == "pipeline.encoding._ced":
+            # CED is Apache-2.0 (its tree has a LICENSE and no NOTICE): beside the module too.
+            shutil.copyfile(ced / "LICENSE", Path(self.get_ext_fullpath(ext.name)).parent / "CED_LICENSE")
 
     def _objects(self, name: str, files: list[str], include: list[str], flags: list[str],
                  macros: list[tuple[str, str | None]]) -> list[str]:
@@ -173,6 +247,8 @@ setup(
         _extension("pipeline.extract._dfa", ["pipeline/extract/_dfa.c"], libraries=["m"]),
         # check_utf8's counts: the WHATWG UTF-8 decoder, counting.
         _extension("pipeline.encoding._utf8", ["pipeline/encoding/_utf8.c"]),
+        # Compact Encoding Detection, called as Chromium calls it (pipeline/encoding/sniff/ced.py).
+        _extension("pipeline.encoding._ced", ["pipeline/encoding/_ced.cpp"]),
         # mojibake_score's character-class counts in one pass.
         _extension("pipeline.encoding._mojibake", ["pipeline/encoding/_mojibake.c"]),
         # The stored response's head split in one pass; message.py keeps the Python reference.
