@@ -35,6 +35,7 @@ import numpy as np  # noqa: E402
 
 from pipeline.encoding.api import decode_html  # noqa: E402
 from pipeline.encoding.options import EncodingOptions  # noqa: E402
+from pipeline.encoding.sniff.ced import CED_VERSION, ced_status  # noqa: E402
 from pipeline.encoding.sniff.ced_model import Features, Weights, features, save_weights  # noqa: E402
 from pipeline.encoding.sniff.ced_window import PairWindow, ced_window  # noqa: E402
 from pipeline.encoding.sniff.evidence import Evidence  # noqa: E402
@@ -147,7 +148,9 @@ def report(split: str, misses: bool) -> None:
     rows = [row for row in load_cases() if split == "all" or row["split"] == split]
     results = [(row, predict(row)) for row in rows]
     ok = sum(found == row["chromium"] for row, found in results)
-    print(f"**{split}**: {ok}/{len(results)} ({100 * ok / len(results):.1f}%) equal to Chromium\n")
+    status = ced_status()
+    detector = f"CED {CED_VERSION}" if status is None else f"the emulation ({status})"
+    print(f"**{split}**: {ok}/{len(results)} ({_share(ok, len(results))}) equal to Chromium; detector: {detector}\n")
     for title, key in (("encoding family", family), ("TLD", tld_group), ("length", length_bucket)):
         groups: dict[str, list[bool]] = defaultdict(list)
         for row, found in results:
@@ -155,12 +158,18 @@ def report(split: str, misses: bool) -> None:
         print(f"| {title} | pages | = Chromium |\n|---|---:|---:|")
         for name in sorted(groups):
             hits = groups[name]
-            print(f"| {name} | {len(hits)} | {sum(hits)}/{len(hits)} ({100 * sum(hits) / len(hits):.1f}%) |")
+            print(f"| {name} | {len(hits)} | {sum(hits)}/{len(hits)} ({_share(sum(hits), len(hits))}) |")
         print()
     if misses:
         for row, found in results:
             if found != row["chromium"]:
-                print(f"{row['id']}\t{row['bytes']}\tchromium={row['chromium']}\tours={found}")
+                print(f"{row['id']}\t{len(page_body(recipe_of(row)))}\tchromium={row['chromium']}\tours={found}")
+
+
+def _share(part: int, whole: int) -> str:
+    """A percentage with one decimal, or two where one would round a miss away (99.97%)."""
+    share = 100 * part / whole
+    return f"{share:.1f}%" if part == whole or f"{share:.1f}" != "100.0" else f"{share:.2f}%"
 
 
 #: L2 penalty and steps of the fit (tried: 3e-3, 1e-3, 3e-4, 1e-4, 3e-5; 1e-4 and 800 steps did best).
