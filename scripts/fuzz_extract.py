@@ -4,7 +4,9 @@ Each input is a seed of ``tests/fixtures/fuzz/`` mutated (tags spliced in from a
 of the tree builder's hard cases, slices duplicated to nest, bytes flipped, seeds crossed,
 names re-cased, the text cut short). Every input goes through the compiled core's parse
 under random limits and its walks, the block cutter, and ``extract()`` on both paths,
-whose fields must be equal (a differential check against the pure-Python reference).
+whose fields must be equal (a differential check against the pure-Python reference); its
+bytes in a legacy encoding, with bytes overwritten at random, also go through CED
+(``pipeline.encoding._ced``) with a random URL hint.
 Under AddressSanitizer and UndefinedBehaviorSanitizer a memory or UB error aborts the
 process: the exit status is the verdict. Not coverage-guided: a fixed time budget of
 random mutations from a seed given on the command line (so a failure can be replayed).
@@ -21,6 +23,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from pipeline.encoding.sniff import ced
 from pipeline.extract import ExtractOptions, document, extract
 from pipeline.extract.document import ExtractionLimit, utf8_of
 
@@ -90,6 +93,11 @@ def check(text: str, rng: random.Random) -> str | None:
         reference = extract(text, url, encoding, options)
     finally:
         document.NATIVE = True
+    raw = bytearray(text.encode(rng.choice(["cp1251", "shift_jis", "gb18030", "utf-8", "latin-1"]), "replace"))
+    for _ in range(rng.randint(0, 16) if raw else 0):
+        raw[rng.randrange(len(raw))] = rng.randrange(256)
+    ced.detect_encoding(bytes(raw), rng.choice(["http://h.example.jp/", "http://h/", "", "file:///x", "x://"]),
+                        rng.choice([ced.FIRST_CHUNK_BYTES, rng.randint(0, 64)]))
     if any("ExtractionLimit" in e for e in fast.errors + reference.errors):
         return None  # the reference path estimates the limits: only the exact path decides
     if fast != reference:
@@ -106,6 +114,9 @@ def main() -> int:
     args = parser.parse_args()
     if not document.NATIVE:
         print(f"fuzz: the compiled core is not in use: {document.native_status()}", file=sys.stderr)
+        return 2
+    if not ced.NATIVE:
+        print(f"fuzz: CED is not compiled in: {ced.ced_status()}", file=sys.stderr)
         return 2
     seeds = [path.read_text("utf-8") for path in sorted(SEEDS.glob("*.html"))]
     rng = random.Random(args.seed)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The two jobs that prove the native part (Makefile: `make sanitize`, `make test-pure-python`),
 # each in a copy of the tree with a venv of its own, so the checkout's own build is untouched:
-#   sanitize     every extension (Lexbor and ada included) built with AddressSanitizer and
+#   sanitize     every extension (Lexbor, ada and CED included) built with AddressSanitizer and
 #                UndefinedBehaviorSanitizer; the whole suite, then FUZZ_SECONDS of
 #                scripts/fuzz_extract.py. Any sanitizer report aborts the job.
 #   pure-python  installed with no usable compiler (CC/CXX fail): no extension is built; the
-#                whole suite on the pure-Python path, and `redecode run` must announce the
-#                fallback on stderr exactly once.
+#                whole suite on the pure-Python path, and `redecode run` must announce each
+#                fallback (extraction, CED) on stderr exactly once.
 #   floor        the lowest versions pyproject.toml admits of the two packages the native part
 #                builds from or falls back to (ada-url: its ada.cpp and ada_c.h compiled in;
 #                selectolax: the reference path), the whole suite (the top of each range is
@@ -31,7 +31,7 @@ case "$job" in
   sanitize)
     REDECODE_SANITIZE=1 .venv/bin/python -m pip install -q -e '.[dev]'
     for ext in pipeline/extract/_document pipeline/extract/_urls pipeline/extract/_dfa \
-               pipeline/encoding/_utf8 pipeline/encoding/_mojibake; do
+               pipeline/encoding/_utf8 pipeline/encoding/_mojibake pipeline/encoding/_ced; do
       ls "$ext".*.so >/dev/null || { echo "sanitize: $ext was not built" >&2; exit 1; }
     done
     # Python is not instrumented: the runtimes are preloaded; its own allocator is bypassed
@@ -57,6 +57,12 @@ case "$job" in
       cat "$work/stderr" >&2; exit 1
     fi
     echo "pure-python: fallback announced once: $(grep "extraction runs in pure Python" "$work/stderr")"
+    announced="$(grep -c "uses an emulation of Chromium's detector" "$work/stderr" || true)"
+    if [ "$announced" != 1 ]; then
+      echo "pure-python: the CED fallback was announced $announced times on stderr:" >&2
+      cat "$work/stderr" >&2; exit 1
+    fi
+    echo "pure-python: CED fallback announced once: $(grep "uses an emulation of Chromium's detector" "$work/stderr")"
     ;;
   floor)
     floors=("ada-url==${ADA_URL_FLOOR:-4.0.0}" "selectolax==${SELECTOLAX_FLOOR:-1.0.0}")

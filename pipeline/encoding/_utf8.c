@@ -12,58 +12,92 @@
 #include <emmintrin.h>
 #endif
 
+/* The decoder as tables. A state is what the decoder still needs: */
+enum {
+    S_LEAD,       /* bytes needed 0 */
+    S_CONT1,      /* 1 more: 80-BF */
+    S_CONT2,      /* 2 more: 80-BF, then 80-BF */
+    S_CONT2_E0,   /* after E0: A0-BF, then 80-BF */
+    S_CONT2_ED,   /* after ED: 80-9F, then 80-BF */
+    S_CONT3,      /* after F1-F3: 80-BF, then two more */
+    S_CONT3_F0,   /* after F0: 90-BF, then two more */
+    S_CONT3_F4,   /* after F4: 80-8F, then two more */
+    N_STATES,
+};
+/* For a state and a byte: what the step emits, errors (0-2) | code points << 2 (0-1). */
+static uint8_t emits[N_STATES * 6][256];
+/* For a byte: the next state of every state, 6 bits each: state s's at bit 6 * s, held as
+ * 6 * next, so that the walk's only serial work per byte is a shift and a mask (the emits
+ * lookup is off that chain). */
+static uint64_t moves[256];
+
+/* Step 3 of the decoder, for a byte met with bytes needed 0: (next state, errors). */
+static void lead_step(unsigned b, unsigned *next, unsigned *errors) {
+    *errors = 0;
+    if (b <= 0x7F) *next = S_LEAD;                 /* an ASCII code point */
+    else if (b >= 0xC2 && b <= 0xDF) *next = S_CONT1;
+    else if (b == 0xE0) *next = S_CONT2_E0;
+    else if (b == 0xED) *next = S_CONT2_ED;
+    else if (b >= 0xE1 && b <= 0xEF) *next = S_CONT2;
+    else if (b == 0xF0) *next = S_CONT3_F0;
+    else if (b == 0xF4) *next = S_CONT3_F4;
+    else if (b >= 0xF1 && b <= 0xF3) *next = S_CONT3;
+    else { *next = S_LEAD; *errors = 1; }          /* otherwise: return error */
+}
+
+static void build_tables(void) {
+    static const struct { uint8_t lower, upper, next; } cont[N_STATES] = {
+        [S_CONT1] = {0x80, 0xBF, S_LEAD}, [S_CONT2] = {0x80, 0xBF, S_CONT1},
+        [S_CONT2_E0] = {0xA0, 0xBF, S_CONT1}, [S_CONT2_ED] = {0x80, 0x9F, S_CONT1},
+        [S_CONT3] = {0x80, 0xBF, S_CONT2}, [S_CONT3_F0] = {0x90, 0xBF, S_CONT2},
+        [S_CONT3_F4] = {0x80, 0x8F, S_CONT2},
+    };
+    for (unsigned b = 0; b < 256; b++) {
+        moves[b] = 0;
+        for (unsigned state = 0; state < N_STATES; state++) {
+            unsigned next, errors, points = 0;
+            if (state == S_LEAD) {
+                lead_step(b, &next, &errors);
+            } else if (b >= cont[state].lower && b <= cont[state].upper) {
+                /* steps 5-8: the last byte of a sequence emits a code point */
+                next = cont[state].next;
+                errors = 0;
+                points = next == S_LEAD;
+            } else {
+                /* step 4: reset, return error, and read the byte again as a lead */
+                lead_step(b, &next, &errors);
+                errors += 1;
+            }
+            emits[6 * state][b] = (uint8_t)(errors | points << 2);
+            moves[b] |= (uint64_t)(6 * next) << (6 * state);
+        }
+    }
+}
+
 static PyObject *counts(PyObject *self, PyObject *args) {
     Py_buffer in;
     if (!PyArg_ParseTuple(args, "y*", &in)) return NULL;
     const unsigned char *s = in.buf;
-    Py_ssize_t n = in.len, non_ascii = 0, errors = 0;
-    int needed = 0, seen = 0;
-    unsigned char lower = 0x80, upper = 0xBF;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char b = s[i];
-        if (needed == 0) {
+    Py_ssize_t n = in.len, non_ascii = 0, errors = 0, i = 0;
+    unsigned state = 6 * S_LEAD;  /* 6 * state */
+    while (i < n) {
+        Py_ssize_t end = i + 16 < n ? i + 16 : n;
 #ifdef __SSE2__
-            /* ASCII 16 bytes at a time (no high bit set) */
-            while (b <= 0x7F && i + 16 <= n &&
-                   _mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + i))) == 0) {
-                i += 16;
-                b = i < n ? s[i] : 0;
-            }
-            if (i >= n) break;
+        /* ASCII 16 bytes at a time (no high bit set) between sequences */
+        if (state == 6 * S_LEAD && end - i == 16 &&
+            _mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + i))) == 0) {
+            i = end;
+            continue;
+        }
 #endif
-            if (b <= 0x7F) continue;  /* step 3: an ASCII code point */
-            if (b >= 0xC2 && b <= 0xDF) {
-                needed = 1;
-            } else if (b >= 0xE0 && b <= 0xEF) {
-                if (b == 0xE0) lower = 0xA0;
-                if (b == 0xED) upper = 0x9F;
-                needed = 2;
-            } else if (b >= 0xF0 && b <= 0xF4) {
-                if (b == 0xF0) lower = 0x90;
-                if (b == 0xF4) upper = 0x8F;
-                needed = 3;
-            } else {
-                errors++;  /* step 3, otherwise: return error */
-            }
-            continue;
-        }
-        if (b < lower || b > upper) {
-            /* step 4: reset, "restore byte to ioQueue" (read it again), return error */
-            needed = seen = 0;
-            lower = 0x80;
-            upper = 0xBF;
-            errors++;
-            i--;
-            continue;
-        }
-        lower = 0x80;
-        upper = 0xBF;
-        if (++seen == needed) {  /* steps 5-8: a complete non-ASCII code point */
-            non_ascii++;
-            needed = seen = 0;
+        for (; i < end; i++) {
+            unsigned b = s[i], emitted = emits[state][b];
+            state = (unsigned)(moves[b] >> state) & 63;
+            errors += emitted & 3;
+            non_ascii += emitted >> 2;
         }
     }
-    if (needed != 0) errors++;  /* step 2: end of queue inside a sequence */
+    if (state != 6 * S_LEAD) errors++;  /* step 2: end of queue inside a sequence */
     PyBuffer_Release(&in);
     return Py_BuildValue("(nn)", non_ascii, errors);
 }
@@ -192,4 +226,7 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_utf8", "The WHATWG UTF-8 decoder, counting.", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__utf8(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__utf8(void) {
+    build_tables();
+    return PyModule_Create(&module);
+}

@@ -43,7 +43,7 @@ def test_the_compiled_core_serves_unless_the_job_runs_without_a_compiler() -> No
     status = native_status()
     built = {name: importlib.util.find_spec(name) is not None for name in (
         "pipeline.extract._document", "pipeline.extract._urls", "pipeline.extract._dfa",
-        "pipeline.encoding._utf8", "pipeline.encoding._mojibake")}
+        "pipeline.encoding._utf8", "pipeline.encoding._mojibake", "pipeline.encoding._ced")}
     if os.environ.get("REDECODE_EXPECT_PURE_PYTHON"):
         assert status is not None and "not built" in status
         assert not any(built.values()), built
