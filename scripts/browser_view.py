@@ -13,7 +13,11 @@ generic ones. Half the bodies (by a hash of the recipe) are for fitting, half he
     python scripts/browser_view.py fit                # fit the CED emulation's tables on the fit half
     python scripts/browser_view.py report [--split held-out|fit|all] [--misses]
 
-``fit`` writes ``pipeline/encoding/sniff/ced_weights.npz`` (:mod:`pipeline.encoding.sniff.ced_model`):
+``report`` measures ``encoding_browser`` as it is served: CED as Chromium calls it when it is
+compiled in, the emulation otherwise (``REDECODE_PURE_PYTHON=1`` forces it).
+
+``fit`` writes ``pipeline/encoding/sniff/ced_weights.npz`` (:mod:`pipeline.encoding.sniff.ced_model`,
+the emulation that serves without CED):
 a conditional log-linear model over the candidates, fitted by gradient descent (Adam, L2
 penalty :data:`L2`, :data:`STEPS` full-batch steps) to Chromium's answers on the fit half's
 pages that reach detection (not 7-bit, not UTF-8).

@@ -18,8 +18,9 @@ locale's. The procedure, in order (each step's source in brackets):
    (CED's ``HTML5_MODE`` maps HZ, ISO-2022-KR/CN and UTF-7 to ASCII). ISO-2022-JP escapes
    (``ESC $ B``, ``ESC $ @``, ``ESC ( J``) are the exception: the page keeps its default
    encoding, the TLD's (Shift_JIS under ``.jp``, windows-1251 under ``.ru``, windows-1252 under
-   ``.com``) [oracle: 307 of the 308 ISO-2022-JP pages of ``tests/browser_view``, 54 TLDs; the
-   exception has its escapes in ``<title>`` only and shows windows-1252].
+   ``.com``) [Chromium's "Remove auto-detection of ISO-2022-JP charset in HTML"; oracle: 307 of
+   the 308 ISO-2022-JP pages of ``tests/browser_view``, 54 TLDs; the exception shows
+   windows-1252 on some loads only].
 2. **UTF-8 body**: the default encoding [``text_encoding_detector.cc``; oracle].
    **Mostly control bytes** (more than half of the pairs CED scores start with one: UTF-16
    without a BOM, binary): windows-1252 [``compact_enc_det.cc``: such bytes score UTF-16 and
