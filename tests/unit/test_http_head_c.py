@@ -19,6 +19,9 @@ from pipeline.http.message import MAX_FIELD_LINE, MAX_HEAD, parse_head, parse_he
 from pipeline.sources import iter_records
 from pipeline.sources.record import RawRecord
 
+#: tests of a compiled extension against its reference (deselected without a compiler)
+pytestmark = pytest.mark.native
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "warc"
 
 

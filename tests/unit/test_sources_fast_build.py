@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 from pipeline.sources import fast
 from pipeline.sources.record import RawRecord
 
+#: tests of a compiled extension against its reference (deselected without a compiler)
+pytestmark = pytest.mark.native
+
 _TEXT = st.none() | st.text(max_size=20)
 _VALUES = st.tuples(
     st.text(max_size=20), st.integers(0, 2**40), st.integers(0, 2**40), st.text(max_size=20),
