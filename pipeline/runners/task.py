@@ -32,7 +32,7 @@ from pipeline.runners.rundir import (
     stats_path,
     write_json,
 )
-from pipeline.runners.worker import Rows, error_row, process_record
+from pipeline.runners.worker import Rows, error_row, link_rows, links_table, process_record
 from pipeline.schema import ERRORS, FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
 from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
 from pipeline.sinks.rowcheck import row_problem
@@ -201,13 +201,12 @@ class _Writer:
 
 def _tables(staged: list[Rows]) -> tuple[pa.Table, pa.Table]:
     records = pa.Table.from_pylist([rows.record for rows in staged], schema=RECORDS)
-    links = pa.Table.from_pylist([link for rows in staged for link in rows.links], schema=LINKS)
-    return records, links
+    return records, links_table(staged)
 
 
 def _refusal(rows: Rows) -> str | None:
     """Why Arrow refuses ``rows`` (naming the table and column), or None."""
-    for table, schema, values in (("records", RECORDS, [rows.record]), ("links", LINKS, rows.links)):
+    for table, schema, values in (("records", RECORDS, [rows.record]), ("links", LINKS, link_rows(rows))):
         try:
             pa.Table.from_pylist(values, schema=schema)
         except _CONVERSION_ERRORS as exc:
