@@ -36,6 +36,7 @@ class Measured:
 
     wall: float  # seconds from start to the last process of the tree reaped
     cpu: float  # user + system seconds of every process of the tree
+    system: float  # of which system (kernel) seconds
     peak_rss_mb: float  # the largest peak RSS of any one process of the tree
     main_rss_mb: float  # the command's own process
     processes: int  # processes reaped
@@ -57,7 +58,7 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
                                 start_new_session=True)
-        cpu = 0.0
+        cpu = system = 0.0
         peak = main = 0.0
         count = 0
         returncode: int | None = None
@@ -79,6 +80,7 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
                 continue
             count += 1
             cpu += usage.ru_utime + usage.ru_stime
+            system += usage.ru_stime
             rss = usage.ru_maxrss / 1024
             peak = max(peak, rss)
             if pid == proc.pid:
@@ -90,5 +92,5 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
         err.seek(0)
         stdout = out.read().decode("utf-8", "replace")
         stderr = err.read().decode("utf-8", "replace")
-    return Measured(wall, cpu, peak, main, count, -999 if returncode is None else returncode,
+    return Measured(wall, cpu, system, peak, main, count, -999 if returncode is None else returncode,
                     stdout, stderr)

@@ -70,6 +70,9 @@ class Pool:
 
     def __init__(self, workers: int) -> None:
         self._ctx = mp.get_context("forkserver")
+        # The fork server loads the pipeline once; workers fork from it (preload.py says why).
+        # (Ignored when this process's fork server is already running: it has loaded it.)
+        self._ctx.set_forkserver_preload(["pipeline.runners.preload"])
         self._size = workers
         self._workers: list[_Worker] = []
 
