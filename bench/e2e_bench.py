@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -55,6 +56,7 @@ CONTENDERS = (
     Contender("naive", "naive stack: warcio + requests' decoding (header charset, else "
               "ISO-8859-1) + BeautifulSoup + Parquet", 1),
     Contender("floor", "floor: warcio + header charset (else UTF-8) + Parquet, no parse", 1),
+    Contender("floor-2", "floor, two processes at once (every other file each)", 2),
 )
 
 
@@ -64,26 +66,75 @@ def sample_inputs() -> list[Path]:
                   if p.is_file() and p.name.endswith(_SAMPLE_SUFFIXES))
 
 
-def _run(contender: Contender, inputs: list[Path], work: Path) -> tuple[Measured, int]:
-    """Run one contender once; (measurement, pages written)."""
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One contender's run: the process tree measured, the pages written, and for redecode the
+    CPU seconds its tasks reported (the workers' time inside ``run_task``)."""
+
+    measured: Measured
+    pages: int
+    task_cpu: float | None
+    loadavg: float  # the machine's 1-minute load average when the run ended
+
+
+def _run(contender: Contender, inputs: list[Path], work: Path) -> Run:
+    """Run one contender once."""
     out = work / f"out-{contender.key}"
     shutil.rmtree(out, ignore_errors=True)
+    stacks = [sys.executable, "-m", "bench.stacks"]
     if contender.key.startswith("redecode"):
         cmd = [sys.executable, "-m", "pipeline", "run", *map(str, inputs), "--out", str(out),
                "--workers", str(contender.workers), "--quiet", "--run-id", "bench"]
+    elif contender.key == "floor-2":
+        out.mkdir(parents=True)
+        halves = [" ".join(shlex.quote(str(p)) for p in inputs[i::2]) for i in range(2)]
+        prog = " ".join(map(shlex.quote, stacks))
+        cmd = ["sh", "-c", f"{prog} floor {out}/a.parquet {halves[0]} & "
+                           f"{prog} floor {out}/b.parquet {halves[1]}; wait"]
     else:
         out.mkdir(parents=True)
-        cmd = [sys.executable, "-m", "bench.stacks", contender.key, str(out / "pages.parquet"),
-               *map(str, inputs)]
+        cmd = [*stacks, contender.key, str(out / "pages.parquet"), *map(str, inputs)]
     measured = measure(cmd, cwd=ROOT)
     if measured.returncode not in (0, 3):  # 3: some samples are unreadable, by design
         raise RuntimeError(f"{contender.key} exited {measured.returncode}: {measured.stderr[-2000:]}")
+    task_cpu = None
     if contender.key.startswith("redecode"):
         stats = [json.loads(p.read_text()) for p in (out / "_runs" / "bench" / "_stats").glob("*.json")]
         pages = sum(s["written"] for s in stats)
+        task_cpu = sum(s["cpu_seconds"] for s in stats)
     else:
-        pages = int(measured.stdout.split()[0])
-    return measured, pages
+        pages = sum(int(n) for n in measured.stdout.split())
+    return Run(measured, pages, task_cpu, os.getloadavg()[0])
+
+
+def startup(contender: Contender, work: Path) -> float:
+    """The contender's CPU seconds on a crawl of one page per worker: start-up, imports and
+    first-use loading (best of three)."""
+    tiny = []
+    for k in range(contender.workers):
+        path = work / "tiny" / f"tiny-{k}.warc.gz"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_one_page(path, k)
+        tiny.append(path)
+    return min(_run(contender, tiny, work).measured.cpu for _ in range(3))
+
+
+def _write_one_page(path: Path, k: int) -> None:
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    body = (b"<!doctype html><html lang=en><head><title>One</title></head><body><p>"
+            b"A single page, so that what a pipeline costs before its first page shows.</p>"
+            b"</body></html>")
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        writer.write_record(writer.create_warc_record(
+            f"http://one.example/{k}", "response", payload=io.BytesIO(body),
+            http_headers=StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")],
+                                          protocol="HTTP/1.1")))
 
 
 def run(lines: list[str], *, repeats: int = 4, rounds: int = ROUNDS, progress=None) -> dict:
@@ -93,26 +144,33 @@ def run(lines: list[str], *, repeats: int = 4, rounds: int = ROUNDS, progress=No
     try:
         crawl = write_real_crawl(work / "crawl", repeats=repeats, files=4)
         inputs = [*crawl.paths, *sample_inputs()]
-        best: dict[str, tuple[Measured, int]] = {}
+        best: dict[str, Run] = {}
+        walls: dict[str, list[float]] = {c.key: [] for c in CONTENDERS}
+        loads: list[float] = []
         for round_ in range(rounds):
             for contender in CONTENDERS:
                 if contender.key == "naive" and round_ >= NAIVE_ROUNDS:
                     continue
-                measured, pages = _run(contender, inputs, work)
+                result = _run(contender, inputs, work)
+                walls[contender.key].append(result.measured.wall)
+                loads.append(result.loadavg)
                 if progress:
-                    progress(f"e2e round {round_ + 1}/{rounds}: {contender.key} {measured.cpu:.2f} s CPU, "
-                             f"{measured.wall:.2f} s wall")
+                    progress(f"e2e round {round_ + 1}/{rounds}: {contender.key} "
+                             f"{result.measured.cpu:.2f} s CPU, {result.measured.wall:.2f} s wall, "
+                             f"load {result.loadavg:.1f}")
                 held = best.get(contender.key)
-                if held is None or measured.cpu < held[0].cpu:
-                    best[contender.key] = (measured, pages)
-        _table(lines, crawl, len(inputs) - len(crawl.paths), best, rounds)
+                if held is None or result.measured.cpu < held.measured.cpu:
+                    best[contender.key] = result
+        starts = {c.key: startup(c, work) for c in CONTENDERS}
+        _table(lines, crawl, len(inputs) - len(crawl.paths), best, starts, rounds)
+        _scaling(lines, best, walls, loads)
         return best
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _table(lines: list[str], crawl: RealCrawl, samples: int, best: dict[str, tuple[Measured, int]],
-           rounds: int) -> None:
+def _table(lines: list[str], crawl: RealCrawl, samples: int, best: dict[str, Run],
+           starts: dict[str, float], rounds: int) -> None:
     mb = crawl.html_bytes / 1e6
     warc_mb = sum(p.stat().st_size for p in crawl.paths) / 1e6
     lines += [f"## End to end against the peer stacks ({crawl.pages:,} real HTML pages, {mb:.0f} MB "
@@ -120,25 +178,54 @@ def _table(lines: list[str], crawl: RealCrawl, samples: int, best: dict[str, tup
               f"shaped; plus the {samples} warc-samples files)", "",
               f"Each pipeline a whole process tree (start-up, imports and pool workers included), "
               f"taking turns, best CPU time of {rounds} rounds (naive: {NAIVE_ROUNDS}). MB = HTML "
-              "payload of the crawl; per core = per CPU-second. Peak RSS: the largest process.", "",
-              "| pipeline | pages written | CPU s | pages per CPU-second | MB/s per core | wall s "
-              "| peak RSS MB | x resiliparse | x naive |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    rates = {key: pages / measured.cpu for key, (measured, pages) in best.items()}
+              "payload of the crawl; per core = per CPU-second. Start-up: CPU on a crawl of one "
+              "page per worker; \"after start-up\" divides by the CPU time less that. Peak RSS: "
+              "the largest process.", "",
+              "| pipeline | pages written | CPU s | pages per CPU-second | MB/s per core | "
+              "start-up CPU s | pages per CPU-second after start-up | peak RSS MB | x resiliparse "
+              "| x naive |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    rates = {key: run.pages / run.measured.cpu for key, run in best.items()}
+    after = {key: run.pages / max(run.measured.cpu - starts[key], 1e-9) for key, run in best.items()}
     for contender in CONTENDERS:
-        if contender.key not in best:
-            continue
-        measured, pages = best[contender.key]
-        rate = rates[contender.key]
+        run = best[contender.key]
         lines.append(
-            f"| {contender.label} | {pages:,} | {measured.cpu:.2f} | {rate:.0f} | "
-            f"{mb / measured.cpu:.1f} | {measured.wall:.1f} | {measured.peak_rss_mb:.0f} | "
-            f"{rate / rates['resiliparse']:.2f} | {rate / rates['naive']:.2f} |")
+            f"| {contender.label} | {run.pages:,} | {run.measured.cpu:.2f} | "
+            f"{rates[contender.key]:.0f} | {mb / run.measured.cpu:.1f} | {starts[contender.key]:.2f} | "
+            f"{after[contender.key]:.0f} | {run.measured.peak_rss_mb:.0f} | "
+            f"{rates[contender.key] / rates['resiliparse']:.2f} | "
+            f"{rates[contender.key] / rates['naive']:.2f} |")
     one = rates["redecode-1"]
     lines += ["", f"redecode, one worker, pages per CPU-second: **{one / rates['resiliparse']:.2f}x** "
-              f"the resiliparse stack, **{one / rates['charset-normalizer']:.2f}x** the "
-              f"charset-normalizer stack, **{one / rates['naive']:.1f}x** the naive stack "
-              f"({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores).", ""]
+              f"the resiliparse stack ({after['redecode-1'] / after['resiliparse']:.2f}x after "
+              f"start-up), **{one / rates['charset-normalizer']:.2f}x** the charset-normalizer stack, "
+              f"**{one / rates['naive']:.1f}x** the naive stack ({time.strftime('%Y-%m-%d')}, "
+              f"{os.cpu_count()} cores).", ""]
+
+
+def _scaling(lines: list[str], best: dict[str, Run], walls: dict[str, list[float]],
+             loads: list[float]) -> None:
+    one, two = best["redecode-1"], best["redecode-2"]
+    f1, f2 = best["floor"], best["floor-2"]
+    assert one.task_cpu and two.task_cpu
+    lines += ["### Two workers against one (same rounds)", "",
+              "CPU per page says whether a second worker makes each page dearer (memory, caches, a "
+              "serial step); wall time also depends on what else the machine runs: the 1-minute load "
+              f"average during these rounds was {min(loads):.1f}-{max(loads):.1f} on "
+              f"{os.cpu_count()} cores.", "",
+              "| pipeline | CPU ms per page, 1 | CPU ms per page, 2 | x | best wall s, 1 | "
+              "best wall s, 2 | wall speed-up |", "|---|---|---|---|---|---|---|"]
+    rows = [("redecode, whole process tree", one.measured.cpu / one.pages, two.measured.cpu / two.pages,
+             min(walls["redecode-1"]), min(walls["redecode-2"])),
+            ("redecode, inside its tasks", one.task_cpu / one.pages, two.task_cpu / two.pages,
+             None, None),
+            ("floor (one process vs two)", f1.measured.cpu / f1.pages, f2.measured.cpu / f2.pages,
+             min(walls["floor"]), min(walls["floor-2"]))]
+    for name, c1, c2, w1, w2 in rows:
+        wall = (f"{w1:.2f} | {w2:.2f} | {w1 / w2:.2f}x" if w1 is not None and w2 is not None
+                else "| |")
+        lines.append(f"| {name} | {c1 * 1e3:.3f} | {c2 * 1e3:.3f} | {c2 / c1:.2f} | {wall} |")
+    lines.append("")
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ from pipeline.runners.rundir import remove_task_tmp
 from pipeline.runners.startup import start_worker
 
 if TYPE_CHECKING:  # imported in the worker after start_worker(): they load numpy
-    from pipeline.runners.task import Task, TaskStats
+    from pipeline.runners.taskinfo import Task, TaskStats
 #: A task is tried this many times in all when its worker dies under it.
 ATTEMPTS = 2
 

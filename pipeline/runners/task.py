@@ -16,22 +16,14 @@ import resource
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 
 from pipeline.errors import RecordError, Skip
-from pipeline.rules import Rules
-from pipeline.runners.rundir import (
-    MetadataError,
-    completion_marker,
-    part_path,
-    read_json,
-    stats_path,
-    write_json,
-)
+from pipeline.runners.rundir import completion_marker, part_path, stats_path, write_json
+from pipeline.runners.taskinfo import StrictModeError, Task, TaskStats
 from pipeline.runners.worker import Rows, error_row, link_rows, links_table, process_record
 from pipeline.schema import ERRORS, FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
 from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
@@ -41,47 +33,6 @@ from pipeline.sources.record import RawRecord
 
 #: Progress is reported every this many records (and at the end).
 PROGRESS_EVERY = 100
-
-
-@dataclass(frozen=True, slots=True)
-class Task:
-    """A unit of work: one input file, with its rank in the run."""
-
-    rank: int
-    path: str
-    run_id: str
-    out: str
-    rules: Rules
-    columns: tuple[tuple[str, str], ...] = ()
-    strict: bool = False  # raise on the first record error instead of recording it
-
-
-class StrictModeError(RuntimeError):
-    """A record failed a stage while the run was started with ``--strict``."""
-
-
-@dataclass(frozen=True, slots=True)
-class TaskStats:
-    """Per-task counters (also stored as ``_stats/<rank>.json``)."""
-
-    rank: int
-    path: str
-    seen: int
-    written: int
-    skipped: dict[str, int] = field(default_factory=dict)
-    errors: int = 0  # records lost (errors rows with is_partial false)
-    partial_errors: int = 0  # errors rows of records still written
-    links: int = 0
-    bytes_read: int = 0
-    seconds: float = 0.0
-    cpu_seconds: float = 0.0  # CPU time of this task in its worker process
-    peak_rss_mb: float = 0.0  # the worker process's peak RSS when the task ended
-    sources: dict[str, int] = field(default_factory=dict)  # encoding_source → records
-    #: why nothing at all could be read from the file (None: at least one record was read)
-    unreadable: str | None = None
-    #: override index (as a string, JSON keys) → records whose URL it matched / it decided
-    rules_matched: dict[str, int] = field(default_factory=dict)
-    rules_decided: dict[str, int] = field(default_factory=dict)
 
 
 #: Link rows staged at most before the staged records are written with them.
@@ -330,16 +281,3 @@ def _raise_if_strict(task: Task, error: RecordError) -> None:
         raise StrictModeError(
             f"{error.warc_filename}@{error.offset}: {error.stage}/{error.error_type}: {error.message}"
         )
-
-
-def read_stats(out: Path, run_id: str, rank: int) -> TaskStats | None:
-    """The stats of a completed task, or None when the task has not completed;
-    :class:`MetadataError` when its stats file is corrupt."""
-    if not completion_marker(out, run_id, rank).exists():
-        return None
-    path = stats_path(out, run_id, rank)
-    data: Any = read_json(path)
-    names = {f.name for f in fields(TaskStats)}
-    if not isinstance(data, dict) or not {"rank", "path", "seen", "written"} <= data.keys() <= names:
-        raise MetadataError(f"{path}: not the stats of a task; remove the run with --overwrite")
-    return TaskStats(**data)
