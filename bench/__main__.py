@@ -146,6 +146,12 @@ def section_extract(lines: list[str], args: argparse.Namespace) -> None:
     extract_bench.run(lines)
 
 
+def section_robustness(lines: list[str], args: argparse.Namespace) -> None:
+    from bench import hostile_bench
+
+    hostile_bench.run(lines, progress=_progress)
+
+
 def section_decode(lines: list[str], args: argparse.Namespace) -> None:
     bench_decode(lines)
 
@@ -161,6 +167,7 @@ SECTIONS: dict[str, tuple[str, Callable[[list[str], argparse.Namespace], None]]]
     "hostile": ("hostile inputs", section_hostile),
     "e2e": ("end to end against the peer stacks", section_e2e),
     "extract": ("extraction against the peers", section_extract),
+    "robustness": ("hostile inputs through redecode run", section_robustness),
 }
 
 _started = time.monotonic()
