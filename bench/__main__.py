@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -133,11 +134,16 @@ def bench_hostile_extract(lines: list[str]) -> None:
     lines.append("")
 
 
-def section_e2e(lines: list[str], args: argparse.Namespace) -> None:
-    from bench import e2e_bench
+def _in_own_process(lines: list[str], module: str, *options: str) -> None:
+    """Run ``python -m bench.MODULE`` and append the tables it prints: sections that measure
+    peak RSS run from a small process (bench/proc.py says why); progress goes to stderr."""
+    out = subprocess.run([sys.executable, "-m", f"bench.{module}", *options], cwd=ROOT,
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    lines += out.rstrip("\n").split("\n") + [""]
 
-    e2e_bench.run(lines, repeats=1 if args.quick else 4, rounds=2 if args.quick else e2e_bench.ROUNDS,
-                  progress=_progress)
+
+def section_e2e(lines: list[str], args: argparse.Namespace) -> None:
+    _in_own_process(lines, "e2e_bench", *(["--repeats", "1", "--rounds", "2"] if args.quick else []))
 
 
 def section_extract(lines: list[str], args: argparse.Namespace) -> None:
@@ -147,9 +153,7 @@ def section_extract(lines: list[str], args: argparse.Namespace) -> None:
 
 
 def section_robustness(lines: list[str], args: argparse.Namespace) -> None:
-    from bench import hostile_bench
-
-    hostile_bench.run(lines, progress=_progress)
+    _in_own_process(lines, "hostile_bench")
 
 
 def section_decode(lines: list[str], args: argparse.Namespace) -> None:

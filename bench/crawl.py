@@ -200,3 +200,24 @@ def write_real_crawl(folder: Path, repeats: int = 2, files: int = 4) -> RealCraw
     responses = repeats * len(pages)
     return RealCrawl(paths, responses - sum(1 for k in range(1, responses + 1) if k % 25 == 24),
                      html, records)
+
+
+def main() -> None:
+    """``python -m bench.crawl DIR [--repeats N] [--files F]``: :func:`write_real_crawl`, with
+    what it wrote printed as JSON (the benchmarks build the crawl in a process of their own,
+    so that the process that measures stays small: see bench/proc.py)."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m bench.crawl")
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--files", type=int, default=4)
+    args = parser.parse_args()
+    crawl = write_real_crawl(args.folder, repeats=args.repeats, files=args.files)
+    print(json.dumps({"paths": [str(p) for p in crawl.paths], "pages": crawl.pages,
+                      "html_bytes": crawl.html_bytes, "records": crawl.records}))
+
+
+if __name__ == "__main__":
+    main()

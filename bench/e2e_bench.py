@@ -21,14 +21,15 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.crawl import CORPUS, RealCrawl, write_real_crawl
-from bench.proc import Measured, measure
+from bench.crawl import CORPUS, RealCrawl
+from bench.proc import Measured, measure, own_rss_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 5
@@ -137,12 +138,23 @@ def _write_one_page(path: Path, k: int) -> None:
                                           protocol="HTTP/1.1")))
 
 
+def _build_crawl(folder: Path, repeats: int) -> RealCrawl:
+    # In a process of its own: the pages it reads would stay in this one's RSS, the floor of
+    # every peak RSS measured from here (bench/proc.py).
+    out = subprocess.run([sys.executable, "-m", "bench.crawl", str(folder), "--repeats",
+                          str(repeats), "--files", "4"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    data = json.loads(out)
+    return RealCrawl(tuple(Path(p) for p in data["paths"]), data["pages"], data["html_bytes"],
+                     data["records"])
+
+
 def run(lines: list[str], *, repeats: int = 4, rounds: int = ROUNDS, progress=None) -> dict:
     """Append the end-to-end section to ``lines``; returns the raw bests (for the scaling
     section)."""
     work = Path(tempfile.mkdtemp(prefix="redecode-e2e-"))
     try:
-        crawl = write_real_crawl(work / "crawl", repeats=repeats, files=4)
+        crawl = _build_crawl(work / "crawl", repeats)
         inputs = [*crawl.paths, *sample_inputs()]
         best: dict[str, Run] = {}
         walls: dict[str, list[float]] = {c.key: [] for c in CONTENDERS}
@@ -180,7 +192,8 @@ def _table(lines: list[str], crawl: RealCrawl, samples: int, best: dict[str, Run
               f"taking turns, best CPU time of {rounds} rounds (naive: {NAIVE_ROUNDS}). MB = HTML "
               "payload of the crawl; per core = per CPU-second. Start-up: CPU on a crawl of one "
               "page per worker; \"after start-up\" divides by the CPU time less that. Peak RSS: "
-              "the largest process.", "",
+              f"the largest process (the measuring process held {own_rss_mb():.0f} MB, the floor "
+              "of any peak: bench/proc.py).", "",
               "| pipeline | pages written | CPU s | pages per CPU-second | MB/s per core | "
               "start-up CPU s | pages per CPU-second after start-up | peak RSS MB | x resiliparse "
               "| x naive |",

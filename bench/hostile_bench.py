@@ -40,7 +40,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bench.proc import measure
+from bench.proc import measure, own_rss_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A run still going after this many seconds is killed and counted as a crash.
@@ -278,7 +278,7 @@ def run_one(name: str, work: Path, env: dict[str, str]) -> dict:
             "aborted": aborted, "crash": crashed, "touched": touched, "exit": measured.returncode,
             "wall": measured.wall, "cpu": measured.cpu, "rss": measured.peak_rss_mb,
             "size": (work / "inputs" / file).stat().st_size,
-            "stderr": measured.stderr[-400:] if aborted else ""}
+            "stderr": measured.stderr[-400:] if aborted else "", "out": out}
 
 
 def run(lines: list[str], names: list[str] | None = None,
@@ -305,24 +305,41 @@ def run(lines: list[str], names: list[str] | None = None,
             rows.append(row)
             if progress:
                 progress(f"hostile: {name}: {row['wall']:.1f} s, {row['rss']:.0f} MB, exit {row['exit']}")
+        _error_types(rows)  # after every measurement: pyarrow would raise this process's RSS
         _table(lines, rows)
         return rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _error_types(rows: list[dict]) -> None:
+    """Each row's ``errors`` rows as ``stage/error_type`` (partial ones marked), distinct."""
+    import pyarrow.parquet as pq
+
+    for row in rows:
+        found: dict[str, None] = {}
+        for part in sorted((row["out"] / "errors").rglob("*.parquet")):
+            table = pq.read_table(part, columns=["stage", "error_type", "is_partial"]).to_pylist()
+            for err in table:
+                found[f"{err['error_type']}{' (partial)' if err['is_partial'] else ''}"] = None
+        row["error_types"] = ", ".join(found) or "-"
+
+
 def _table(lines: list[str], rows: list[dict]) -> None:
     lines += ["## Hostile inputs through `redecode run` (one worker, each a whole process)", "",
+              f"(The measuring process held {own_rss_mb():.0f} MB, the floor of any peak RSS "
+              "below: bench/proc.py.)", "",
               "| input | on disk | records | written | skipped | errors rows | unaccounted | "
-              "run aborted | crash | touched outside --out | wall s | CPU s | peak RSS MB |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "run aborted | crash | touched outside --out | wall s | CPU s | peak RSS MB | "
+              "errors rows' types |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         size = f"{r['size'] / 1e6:.1f} MB" if r["size"] >= 1e5 else f"{r['size'] / 1e3:.0f} KB"
         errors = f"{r['errors']}" + (f" (+{r['partial']} partial)" if r["partial"] else "")
         lines.append(f"| {r['name']} | {size} | {r['records']} | {r['written']} | {r['skipped']} | "
                      f"{errors} | {r['unaccounted']} | {'yes' if r['aborted'] else 0} | "
                      f"{'yes' if r['crash'] else 0} | {len(r['touched'])} | {r['wall']:.1f} | "
-                     f"{r['cpu']:.1f} | {r['rss']:.0f} |")
+                     f"{r['cpu']:.1f} | {r['rss']:.0f} | {r['error_types']} |")
     worst_rss = max(rows, key=lambda r: r["rss"])
     worst_time = max(rows, key=lambda r: r["wall"])
     lines += ["", f"Totals over {len(rows)} inputs: unaccounted records "

@@ -6,6 +6,12 @@ a process orphaned below it (multiprocessing's fork server outlives the run's ma
 for a moment) is re-parented to it instead of to init, so every process of the tree is
 reaped here with ``wait4`` and its resource usage (user + system CPU, ``ru_maxrss``) is
 counted. Without that, a pool's workers' CPU would be lost with the fork server.
+
+Peak RSS has a floor: a forked child's memory starts as a copy of its parent's, and Linux
+keeps that copy's high-water mark in ``ru_maxrss`` across ``exec``. So a command measured
+from a process holding 277 MB reports at least 277 MB. Measure from a small process
+(``python -m bench`` runs the measuring sections as processes of their own, which build
+their inputs in yet other processes); :func:`own_rss_mb` says what the floor is.
 """
 
 from __future__ import annotations
@@ -28,6 +34,12 @@ def _become_subreaper() -> None:
         if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
         _subreaper = True
+
+
+def own_rss_mb() -> float:
+    """This process's resident memory now, MB: the floor of the peak RSS of what it measures."""
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 @dataclass(frozen=True, slots=True)
