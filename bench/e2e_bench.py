@@ -58,7 +58,15 @@ CONTENDERS = (
               "ISO-8859-1) + BeautifulSoup + Parquet", 1),
     Contender("floor", "floor: warcio + header charset (else UTF-8) + Parquet, no parse", 1),
     Contender("floor-2", "floor, two processes at once (every other file each)", 2),
+    # The same pairs with each process in a session of its own (setsid): the kernel's
+    # autogroup scheduler shares the CPU between sessions first, so two processes of one
+    # session under load get one session's share between them (see the scaling table).
+    Contender("redecode-2s", "two redecode runs, 1 worker each, own sessions", 2),
+    Contender("floor-2s", "floor, two processes, own sessions", 2),
 )
+#: The contenders of the main table (the others are for the scaling table only).
+PEERS = ("redecode-1", "redecode-2", "resiliparse", "charset-normalizer", "naive", "floor",
+         "floor-2")
 
 
 def sample_inputs() -> list[Path]:
@@ -83,15 +91,22 @@ def _run(contender: Contender, inputs: list[Path], work: Path) -> Run:
     out = work / f"out-{contender.key}"
     shutil.rmtree(out, ignore_errors=True)
     stacks = [sys.executable, "-m", "bench.stacks"]
-    if contender.key.startswith("redecode"):
-        cmd = [sys.executable, "-m", "pipeline", "run", *map(str, inputs), "--out", str(out),
-               "--workers", str(contender.workers), "--quiet", "--run-id", "bench"]
-    elif contender.key == "floor-2":
+    prog = " ".join(map(shlex.quote, stacks))
+    halves = [" ".join(shlex.quote(str(p)) for p in inputs[i::2]) for i in range(2)]
+    run = [sys.executable, "-m", "pipeline", "run"]
+    if contender.key in ("redecode-1", "redecode-2"):
+        cmd = [*run, *map(str, inputs), "--out", str(out), "--workers", str(contender.workers),
+               "--quiet", "--run-id", "bench"]
+    elif contender.key == "redecode-2s":
+        ours = " ".join(map(shlex.quote, run))
+        cmd = ["sh", "-c", " & ".join(
+            f"setsid -w {ours} {halves[i]} --out {out} --workers 1 --quiet --run-id bench{i}"
+            for i in range(2)) + "; wait"]
+    elif contender.key in ("floor-2", "floor-2s"):
         out.mkdir(parents=True)
-        halves = [" ".join(shlex.quote(str(p)) for p in inputs[i::2]) for i in range(2)]
-        prog = " ".join(map(shlex.quote, stacks))
-        cmd = ["sh", "-c", f"{prog} floor {out}/a.parquet {halves[0]} & "
-                           f"{prog} floor {out}/b.parquet {halves[1]}; wait"]
+        setsid = "setsid -w " if contender.key == "floor-2s" else ""
+        cmd = ["sh", "-c", " & ".join(f"{setsid}{prog} floor {out}/{i}.parquet {halves[i]}"
+                                      for i in range(2)) + "; wait"]
     else:
         out.mkdir(parents=True)
         cmd = [*stacks, contender.key, str(out / "pages.parquet"), *map(str, inputs)]
@@ -100,7 +115,7 @@ def _run(contender: Contender, inputs: list[Path], work: Path) -> Run:
         raise RuntimeError(f"{contender.key} exited {measured.returncode}: {measured.stderr[-2000:]}")
     task_cpu = None
     if contender.key.startswith("redecode"):
-        stats = [json.loads(p.read_text()) for p in (out / "_runs" / "bench" / "_stats").glob("*.json")]
+        stats = [json.loads(p.read_text()) for p in out.glob("_runs/bench*/_stats/*.json")]
         pages = sum(s["written"] for s in stats)
         task_cpu = sum(s["cpu_seconds"] for s in stats)
     else:
@@ -173,7 +188,7 @@ def run(lines: list[str], *, repeats: int = 4, rounds: int = ROUNDS, progress=No
                 held = best.get(contender.key)
                 if held is None or result.measured.cpu < held.measured.cpu:
                     best[contender.key] = result
-        starts = {c.key: startup(c, work) for c in CONTENDERS}
+        starts = {c.key: startup(c, work) for c in CONTENDERS if c.key in PEERS}
         _table(lines, crawl, len(inputs) - len(crawl.paths), best, starts, rounds)
         _scaling(lines, best, walls, loads)
         return best
@@ -199,8 +214,11 @@ def _table(lines: list[str], crawl: RealCrawl, samples: int, best: dict[str, Run
               "| x naive |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     rates = {key: run.pages / run.measured.cpu for key, run in best.items()}
-    after = {key: run.pages / max(run.measured.cpu - starts[key], 1e-9) for key, run in best.items()}
+    after = {key: run.pages / max(run.measured.cpu - starts[key], 1e-9) for key, run in best.items()
+             if key in starts}
     for contender in CONTENDERS:
+        if contender.key not in PEERS:
+            continue
         run = best[contender.key]
         lines.append(
             f"| {contender.label} | {run.pages:,} | {run.measured.cpu:.2f} | "
@@ -222,10 +240,15 @@ def _scaling(lines: list[str], best: dict[str, Run], walls: dict[str, list[float
     f1, f2 = best["floor"], best["floor-2"]
     assert one.task_cpu and two.task_cpu
     lines += ["### Two workers against one (same rounds)", "",
-              "CPU per page says whether a second worker makes each page dearer (memory, caches, a "
-              "serial step); wall time also depends on what else the machine runs: the 1-minute load "
-              f"average during these rounds was {min(loads):.1f}-{max(loads):.1f} on "
-              f"{os.cpu_count()} cores.", "",
+              "CPU per page says whether a second worker makes each page dearer (memory, caches, "
+              "start-up, a serial step). Wall time also depends on what else the machine runs: the "
+              f"1-minute load average during these rounds was {min(loads):.1f}-{max(loads):.1f} on "
+              f"{os.cpu_count()} cores, and with the kernel's autogroup scheduling "
+              f"(`kernel.sched_autogroup_enabled` = {_autogroup()}) the CPU is shared between "
+              "sessions first: the processes of one run (one session) share one session's share "
+              "when other sessions are busy, so a second worker adds little wall-clock speed then, "
+              "for redecode as for the floor. Two processes in sessions of their own get two "
+              "shares (last two rows).", "",
               "| pipeline | CPU ms per page, 1 | CPU ms per page, 2 | x | best wall s, 1 | "
               "best wall s, 2 | wall speed-up |", "|---|---|---|---|---|---|---|"]
     rows = [("redecode, whole process tree", one.measured.cpu / one.pages, two.measured.cpu / two.pages,
@@ -233,12 +256,26 @@ def _scaling(lines: list[str], best: dict[str, Run], walls: dict[str, list[float
             ("redecode, inside its tasks", one.task_cpu / one.pages, two.task_cpu / two.pages,
              None, None),
             ("floor (one process vs two)", f1.measured.cpu / f1.pages, f2.measured.cpu / f2.pages,
-             min(walls["floor"]), min(walls["floor-2"]))]
+             min(walls["floor"]), min(walls["floor-2"])),
+            ("redecode: one run vs two runs in sessions of their own",
+             one.measured.cpu / one.pages,
+             best["redecode-2s"].measured.cpu / best["redecode-2s"].pages,
+             min(walls["redecode-1"]), min(walls["redecode-2s"])),
+            ("floor: one process vs two in sessions of their own", f1.measured.cpu / f1.pages,
+             best["floor-2s"].measured.cpu / best["floor-2s"].pages, min(walls["floor"]),
+             min(walls["floor-2s"]))]
     for name, c1, c2, w1, w2 in rows:
         wall = (f"{w1:.2f} | {w2:.2f} | {w1 / w2:.2f}x" if w1 is not None and w2 is not None
                 else "| |")
         lines.append(f"| {name} | {c1 * 1e3:.3f} | {c2 * 1e3:.3f} | {c2 / c1:.2f} | {wall} |")
     lines.append("")
+
+
+def _autogroup() -> str:
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip()
+    except OSError:
+        return "n/a"
 
 
 def main() -> None:
