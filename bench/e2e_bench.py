@@ -84,6 +84,7 @@ class Run:
     pages: int
     task_cpu: float | None
     loadavg: float  # the machine's 1-minute load average when the run ended
+    rss_floor_mb: float  # the measuring process's RSS when it started the run (bench/proc.py)
 
 
 def _run(contender: Contender, inputs: list[Path], work: Path) -> Run:
@@ -110,6 +111,7 @@ def _run(contender: Contender, inputs: list[Path], work: Path) -> Run:
     else:
         out.mkdir(parents=True)
         cmd = [*stacks, contender.key, str(out / "pages.parquet"), *map(str, inputs)]
+    floor = own_rss_mb()
     measured = measure(cmd, cwd=ROOT)
     if measured.returncode not in (0, 3):  # 3: some samples are unreadable, by design
         raise RuntimeError(f"{contender.key} exited {measured.returncode}: {measured.stderr[-2000:]}")
@@ -120,7 +122,7 @@ def _run(contender: Contender, inputs: list[Path], work: Path) -> Run:
         task_cpu = sum(s["cpu_seconds"] for s in stats)
     else:
         pages = sum(int(n) for n in measured.stdout.split())
-    return Run(measured, pages, task_cpu, os.getloadavg()[0])
+    return Run(measured, pages, task_cpu, os.getloadavg()[0], floor)
 
 
 def startup(contender: Contender, work: Path) -> float:
@@ -207,7 +209,8 @@ def _table(lines: list[str], crawl: RealCrawl, samples: int, best: dict[str, Run
               f"taking turns, best CPU time of {rounds} rounds (naive: {NAIVE_ROUNDS}). MB = HTML "
               "payload of the crawl; per core = per CPU-second. Start-up: CPU on a crawl of one "
               "page per worker; \"after start-up\" divides by the CPU time less that. Peak RSS: "
-              f"the largest process (the measuring process held {own_rss_mb():.0f} MB, the floor "
+              f"the largest process (the measuring process held "
+              f"{max(r.rss_floor_mb for r in best.values()):.0f} MB, the floor "
               "of any peak: bench/proc.py).", "",
               "| pipeline | pages written | CPU s | pages per CPU-second | MB/s per core | "
               "start-up CPU s | pages per CPU-second after start-up | peak RSS MB | x resiliparse "

@@ -257,6 +257,7 @@ def run_one(name: str, work: Path, env: dict[str, str]) -> dict:
     out = work / "out" / file.replace(".", "-")
     cwd = work / "cwd"
     before = _listing(work, work / "out")
+    floor = own_rss_mb()
     run_id = "hostile"
     measured = measure([sys.executable, "-m", "pipeline", "run", str(work / "inputs" / file),
                         "--out", str(out), "--workers", "1", "--run-id", run_id, "--quiet"],
@@ -278,7 +279,7 @@ def run_one(name: str, work: Path, env: dict[str, str]) -> dict:
             "aborted": aborted, "crash": crashed, "touched": touched, "exit": measured.returncode,
             "wall": measured.wall, "cpu": measured.cpu, "rss": measured.peak_rss_mb,
             "size": (work / "inputs" / file).stat().st_size,
-            "stderr": measured.stderr[-400:] if aborted else "", "out": out}
+            "stderr": measured.stderr[-400:] if aborted else "", "out": out, "floor": floor}
 
 
 def run(lines: list[str], names: list[str] | None = None,
@@ -327,8 +328,8 @@ def _error_types(rows: list[dict]) -> None:
 
 def _table(lines: list[str], rows: list[dict]) -> None:
     lines += ["## Hostile inputs through `redecode run` (one worker, each a whole process)", "",
-              f"(The measuring process held {own_rss_mb():.0f} MB, the floor of any peak RSS "
-              "below: bench/proc.py.)", "",
+              f"(The measuring process held {max(r['floor'] for r in rows):.0f} MB, the floor of "
+              "any peak RSS below: bench/proc.py.)", "",
               "| input | on disk | records | written | skipped | errors rows | unaccounted | "
               "run aborted | crash | touched outside --out | wall s | CPU s | peak RSS MB | "
               "errors rows' types |",
