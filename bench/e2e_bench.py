@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.crawl import CORPUS, RealCrawl
-from bench.proc import Measured, measure, own_rss_mb
+from bench.proc import Measured, compile_project, measure, own_rss_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 5
@@ -171,6 +171,7 @@ def run(lines: list[str], *, repeats: int = 4, rounds: int = ROUNDS, progress=No
     section)."""
     work = Path(tempfile.mkdtemp(prefix="redecode-e2e-"))
     try:
+        compile_project()
         crawl = _build_crawl(work / "crawl", repeats)
         inputs = [*crawl.paths, *sample_inputs()]
         best: dict[str, Run] = {}

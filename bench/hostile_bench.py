@@ -40,7 +40,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bench.proc import measure, own_rss_mb
+from bench.proc import compile_project, measure, own_rss_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A run still going after this many seconds is killed and counted as a crash.
@@ -288,6 +288,7 @@ def run(lines: list[str], names: list[str] | None = None,
     names = names or list(INPUTS)
     work = Path(tempfile.mkdtemp(prefix="redecode-hostile-"))
     try:
+        compile_project()
         for sub in ("inputs", "out", "cwd", "tmp", "cache"):
             (work / sub).mkdir()
         subprocess.run([sys.executable, "-m", "bench.hostile_bench", "--make-inputs",
