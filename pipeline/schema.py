@@ -171,6 +171,19 @@ UNIQUE_VALUED: dict[str, frozenset[str]] = {
     "links": frozenset({"target_url", "anchor_text"}),
 }
 
+#: Free-text columns written without min/max statistics. Nobody filters on a page's text by
+#: range, a statistic over 4 KB is not written anyway, and the writer copies each row
+#: group's smallest and largest value to find out: 4x a 24 MiB main_text held until the
+#: part is closed (bench/hostile_bench.py's Parquet input: see docs/run.md).
+FREE_TEXT: dict[str, frozenset[str]] = {
+    "records": frozenset({
+        "encoding_signals", "title", "description", "og_title", "og_description",
+        "twitter_title", "twitter_description", "main_text", "extract_errors",
+    }),
+    "links": frozenset({"anchor_text"}),
+    "errors": frozenset({"message"}),
+}
+
 #: Former names of renamed columns, read from parts written before the rename (the audit
 #: views take the new column, else the old one).
 FORMER_NAMES: dict[str, dict[str, str]] = {

@@ -42,7 +42,7 @@ from pipeline.runners.rundir import (
     write_json,
 )
 from pipeline.runners.startup import start_worker
-from pipeline.runners.task import Task, TaskStats, read_stats, run_task
+from pipeline.runners.taskinfo import Task, TaskStats, read_stats
 from pipeline.schema import RUNS
 from pipeline.sinks.files import commit, tmp_path, write_atomic
 from pipeline.sources.inputs import writable_name
@@ -187,6 +187,9 @@ def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> It
     """The default executor: in this process for one worker or one task, else a pool."""
     if workers <= 1 or len(tasks) <= 1:
         start_worker()
+        # (here, not at the top: with a pool this process never runs a task itself)
+        from pipeline.runners.task import run_task
+
         for task in tasks:
             yield run_task(task, (lambda n, b: progress("records", n, b)) if progress else None)
             if progress:

@@ -23,7 +23,7 @@ from pipeline.runners.rundir import remove_task_tmp
 from pipeline.runners.startup import start_worker
 
 if TYPE_CHECKING:  # imported in the worker after start_worker(): they load numpy
-    from pipeline.runners.task import Task, TaskStats
+    from pipeline.runners.taskinfo import Task, TaskStats
 #: A task is tried this many times in all when its worker dies under it.
 ATTEMPTS = 2
 
@@ -70,6 +70,9 @@ class Pool:
 
     def __init__(self, workers: int) -> None:
         self._ctx = mp.get_context("forkserver")
+        # The fork server loads the pipeline once; workers fork from it (preload.py says why).
+        # (Ignored when this process's fork server is already running: it has loaded it.)
+        self._ctx.set_forkserver_preload(["pipeline.runners.preload"])
         self._size = workers
         self._workers: list[_Worker] = []
 

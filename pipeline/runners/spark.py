@@ -18,7 +18,7 @@ from pipeline.runners.local import RunSummary
 from pipeline.runners.local import run as run_tasks
 from pipeline.runners.progress import ProgressFn
 from pipeline.runners.startup import run_pickled_task
-from pipeline.runners.task import Task, TaskStats
+from pipeline.runners.taskinfo import Task, TaskStats
 
 
 def spark_executor(spark: Any) -> Any:

@@ -16,24 +16,16 @@ import resource
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 
 from pipeline.errors import RecordError, Skip
-from pipeline.rules import Rules
-from pipeline.runners.rundir import (
-    MetadataError,
-    completion_marker,
-    part_path,
-    read_json,
-    stats_path,
-    write_json,
-)
-from pipeline.runners.worker import Rows, error_row, process_record
-from pipeline.schema import ERRORS, LINKS, RECORDS, UNIQUE_VALUED
+from pipeline.runners.rundir import completion_marker, part_path, stats_path, write_json
+from pipeline.runners.taskinfo import StrictModeError, Task, TaskStats
+from pipeline.runners.worker import Rows, error_row, link_rows, links_table, process_record
+from pipeline.schema import ERRORS, FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
 from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
 from pipeline.sinks.rowcheck import row_problem
 from pipeline.sources import iter_records
@@ -43,49 +35,13 @@ from pipeline.sources.record import RawRecord
 PROGRESS_EVERY = 100
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
-    """A unit of work: one input file, with its rank in the run."""
-
-    rank: int
-    path: str
-    run_id: str
-    out: str
-    rules: Rules
-    columns: tuple[tuple[str, str], ...] = ()
-    strict: bool = False  # raise on the first record error instead of recording it
-
-
-class StrictModeError(RuntimeError):
-    """A record failed a stage while the run was started with ``--strict``."""
-
-
-@dataclass(frozen=True, slots=True)
-class TaskStats:
-    """Per-task counters (also stored as ``_stats/<rank>.json``)."""
-
-    rank: int
-    path: str
-    seen: int
-    written: int
-    skipped: dict[str, int] = field(default_factory=dict)
-    errors: int = 0  # records lost (errors rows with is_partial false)
-    partial_errors: int = 0  # errors rows of records still written
-    links: int = 0
-    bytes_read: int = 0
-    seconds: float = 0.0
-    cpu_seconds: float = 0.0  # CPU time of this task in its worker process
-    peak_rss_mb: float = 0.0  # the worker process's peak RSS when the task ended
-    sources: dict[str, int] = field(default_factory=dict)  # encoding_source → records
-    #: why nothing at all could be read from the file (None: at least one record was read)
-    unreadable: str | None = None
-    #: override index (as a string, JSON keys) → records whose URL it matched / it decided
-    rules_matched: dict[str, int] = field(default_factory=dict)
-    rules_decided: dict[str, int] = field(default_factory=dict)
-
-
 #: Link rows staged at most before the staged records are written with them.
 MAX_STAGED_LINKS = 8 * ROW_GROUP_ROWS
+#: A row group with this much text (characters; only pages of tens of MB of text reach it)
+#: hands Arrow's cached memory back to the system once written: jemalloc keeps the freed
+#: conversion and compression buffers (~7x the text) for reuse, on top of the next record's
+#: decoding (64 pages of 24 MiB: 755 MB peak RSS without, see bench/hostile_bench.py).
+RELEASE_AFTER_BYTES = 8 * ROW_GROUP_BYTES
 #: What Arrow raises when a Python value does not convert to its column.
 _CONVERSION_ERRORS = (pa.ArrowException, OverflowError, TypeError, ValueError)
 
@@ -114,7 +70,7 @@ class _Writer:
         self.counts = counts
         self.records, self.links, self.errors = (
             ParquetSink(part_path(out, name, task.run_id, task.rank), schema,
-                        UNIQUE_VALUED.get(name, frozenset()))
+                        UNIQUE_VALUED.get(name, frozenset()), FREE_TEXT.get(name, frozenset()))
             for name, schema in (("records", RECORDS), ("links", LINKS), ("errors", ERRORS))
         )
         self._staged: list[Rows] = []
@@ -145,6 +101,7 @@ class _Writer:
     def flush(self) -> None:
         """Convert and write what is staged; a record Arrow refuses becomes an errors row."""
         staged, self._staged = self._staged, []
+        huge = self._staged_text >= RELEASE_AFTER_BYTES
         self._staged_links = self._staged_text = 0
         if not staged:
             return
@@ -178,6 +135,10 @@ class _Writer:
                     counts.decided[str(rows.rule)] += 1
             for part in rows.partial:
                 self.error(part, partial=True)
+        if huge:
+            # A page of tens of MB of text leaves its conversion and compression buffers in
+            # the allocator's cache; hand them back before the next record is decoded.
+            pa.default_memory_pool().release_unused()
 
     def close(self) -> None:
         self.flush()
@@ -191,13 +152,12 @@ class _Writer:
 
 def _tables(staged: list[Rows]) -> tuple[pa.Table, pa.Table]:
     records = pa.Table.from_pylist([rows.record for rows in staged], schema=RECORDS)
-    links = pa.Table.from_pylist([link for rows in staged for link in rows.links], schema=LINKS)
-    return records, links
+    return records, links_table(staged)
 
 
 def _refusal(rows: Rows) -> str | None:
     """Why Arrow refuses ``rows`` (naming the table and column), or None."""
-    for table, schema, values in (("records", RECORDS, [rows.record]), ("links", LINKS, rows.links)):
+    for table, schema, values in (("records", RECORDS, [rows.record]), ("links", LINKS, link_rows(rows))):
         try:
             pa.Table.from_pylist(values, schema=schema)
         except _CONVERSION_ERRORS as exc:
@@ -321,16 +281,3 @@ def _raise_if_strict(task: Task, error: RecordError) -> None:
         raise StrictModeError(
             f"{error.warc_filename}@{error.offset}: {error.stage}/{error.error_type}: {error.message}"
         )
-
-
-def read_stats(out: Path, run_id: str, rank: int) -> TaskStats | None:
-    """The stats of a completed task, or None when the task has not completed;
-    :class:`MetadataError` when its stats file is corrupt."""
-    if not completion_marker(out, run_id, rank).exists():
-        return None
-    path = stats_path(out, run_id, rank)
-    data: Any = read_json(path)
-    names = {f.name for f in fields(TaskStats)}
-    if not isinstance(data, dict) or not {"rank", "path", "seen", "written"} <= data.keys() <= names:
-        raise MetadataError(f"{path}: not the stats of a task; remove the run with --overwrite")
-    return TaskStats(**data)

@@ -47,11 +47,14 @@ def use_reusing_memory_pool() -> str:
 class ParquetSink:
     """Writes rows of one table to one part file, atomically on :meth:`close`."""
 
-    def __init__(self, path: Path, schema: pa.Schema, unique_valued: frozenset[str] = frozenset()) -> None:
+    def __init__(self, path: Path, schema: pa.Schema, unique_valued: frozenset[str] = frozenset(),
+                 free_text: frozenset[str] = frozenset()) -> None:
         self.path = path
         self.schema = schema
         # dictionary-encode every column but those whose values rarely repeat
         self._dictionary = [f.name for f in schema if f.name not in unique_valued]
+        # min/max statistics on every column but free text (schema.FREE_TEXT says why)
+        self._statistics = [f.name for f in schema if f.name not in free_text]
         # The string columns, measured per row (not every value tested for its type).
         self._text_columns = tuple(f.name for f in schema
                                    if pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
@@ -92,7 +95,8 @@ class ParquetSink:
         if self._writer is None:
             self.tmp.parent.mkdir(parents=True, exist_ok=True)
             self._writer = pq.ParquetWriter(self.tmp, self.schema, compression="zstd",
-                                            use_dictionary=self._dictionary)
+                                            use_dictionary=self._dictionary,
+                                            write_statistics=self._statistics)
         if self._buffer:
             table = pa.Table.from_pylist(self._buffer, schema=self.schema)
             self._writer.write_table(table)
