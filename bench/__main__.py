@@ -1,7 +1,9 @@
 """`make bench`: decode speed, linearity on hostile input, end-to-end pages/s and peak RSS,
 each beside peers measured in the same run (machines are shared and noisy: read the ratios).
 
-Prints the tables; a complete run (no --only, no --quick) also writes bench/RESULTS.md.
+Prints each section's progress on stderr and the tables on stdout, and writes them to
+--results (`make bench`: out/bench/RESULTS.md; `make bench WRITE=1`: the tracked
+bench/RESULTS.md, which only a complete run, no --only and no --quick, may replace).
 `python -m bench --quick` uses a 20 MB crawl.
 """
 
@@ -221,8 +223,10 @@ def steady_state(paths: list[Path], work: Path, rounds: int = 3) -> tuple[float,
     whose speed drifts, and neither pays process start-up or first-use loading."""
     from bench.floor import floor
     from pipeline.rules import load_rules
+    from pipeline.runners.startup import start_worker
     from pipeline.runners.task import Task, run_task
 
+    start_worker()  # as a pool worker does (Arrow's allocator, OpenBLAS threads)
     rules = load_rules(None)
     steady = work / "steady"
     floor([str(paths[0])], str(steady.with_suffix(".warm.parquet")))  # warm-up, not measured
@@ -244,18 +248,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true", help="20 MB end-to-end crawl")
     parser.add_argument("--only", choices=["decode", "hostile", "e2e", "extract"], action="append")
+    parser.add_argument("--results", type=Path, help="also write the tables to this file")
     args = parser.parse_args()
+    tracked = ROOT / "bench" / "RESULTS.md"
+    if args.results is not None and args.results.resolve() == tracked and (args.only or args.quick):
+        parser.error("only a complete run (no --only, no --quick) replaces bench/RESULTS.md")
+    started = time.monotonic()
+
+    def progress(section: str) -> None:
+        print(f"bench: {section} ({time.monotonic() - started:.0f} s so far)", file=sys.stderr,
+              flush=True)
+
     only = set(args.only or ["decode", "hostile", "e2e", "extract"])
     lines = [f"# Benchmark results ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, "
              f"Python {sys.version.split()[0]})", "",
              "Measured by `make bench` (`python -m bench`). Peers run in the same process/run.", ""]
     if "decode" in only:
+        progress("decode_html against the peers")
         bench_decode(lines)
     if "hostile" in only:
+        progress("hostile inputs")
         bench_hostile(lines)
     if "e2e" in only:
+        progress("end to end (floor and redecode runs, alternating)")
         bench_end_to_end(lines, 20 if args.quick else 100)
     if "extract" in only:
+        progress("extraction against the peers")
         try:
             from bench import extract_bench
         except ImportError:
@@ -263,9 +281,11 @@ def main() -> None:
         else:
             extract_bench.run(lines)
     text = "\n".join(lines) + "\n"
-    if args.only is None and not args.quick:  # only a complete run replaces the record
-        (ROOT / "bench" / "RESULTS.md").write_text(text)
     print(text)
+    if args.results is not None:
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        args.results.write_text(text)
+        progress(f"done; written to {args.results}")
 
 
 if __name__ == "__main__":

@@ -5,14 +5,10 @@ Public API (stable): :func:`decode_html`, :func:`decode_bytes`.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
-# numpy's OpenBLAS would start a thread per core for the language scorer's small product
-# (~140 x 142): on a busy worker those threads spin for CPU the other workers need (2.6% of
-# the extraction step's CPU under perf). A value the user set is kept; it takes effect only
-# where numpy is not imported yet.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Importing the package changes nothing in the process: a worker configures itself when it
+# starts (pipeline.runners.startup.start_worker).
 
 __version__ = "0.1.0"
 

@@ -3,23 +3,37 @@
 from __future__ import annotations
 
 import json
-import os
+import shlex
+import signal
 import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from pipeline import __version__, exit_codes
 
 app = typer.Typer(
     help="Re-decode archived web crawls exactly as a browser would, and audit them.",
+    epilog=exit_codes.help_text(),
     no_args_is_help=True,
     add_completion=False,
+    # Plain click help and errors: no rich markup is ever read from help or user text.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
-console = Console(stderr=True)
+# Every message that can hold user or page text is printed with markup off: a run id, a
+# path or a record's text is shown as written, never read as rich markup.
+console = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
+stdout = Console(markup=False, highlight=False)
 
-OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Output folder (Parquet tables).")]
+OutOpt = Annotated[Path, typer.Option("--out", help="Output folder (Parquet tables).")]
 RulesOpt = Annotated[
     Path | None, typer.Option("--rules", help="Rules file (TOML): overrides, policy, options.")
 ]
@@ -30,6 +44,35 @@ PolicyOpt = Annotated[
         help="standard (default) | browser | repair. Overrides the rules file.",
     ),
 ]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"redecode {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Re-decode archived web crawls exactly as a browser would, and audit them."""
+
+
+def _say(label: str, message: str, style: str = "red") -> None:
+    """One line on stderr: a styled label, then ``message`` exactly as written (a file name
+    that is not UTF-8 with ``\\xNN`` escapes)."""
+    from pipeline.sources.inputs import writable_name
+
+    console.print(Text.assemble((label, style), " ", writable_name(message)))
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    _say("error:", message)
+    raise typer.Exit(code=code)
 
 
 def _parse_columns(values: list[str]) -> dict[str, str]:
@@ -52,7 +95,7 @@ def _value_source(ctx: typer.Context, name: str, from_rules: bool = False) -> st
     return "rules" if from_rules else "default"
 
 
-@app.command()
+@app.command(epilog=exit_codes.help_text())
 def run(
     ctx: typer.Context,
     inputs: Annotated[
@@ -65,12 +108,28 @@ def run(
     policy: PolicyOpt = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", "-w", envvar="REDECODE_WORKERS", help="Processes (default: cores)."),
+        typer.Option("--workers", "-w", envvar="REDECODE_WORKERS", min=1,
+                     help="Processes (default: cores)."),
     ] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="Skip inputs already completed in the same run.")
+        bool,
+        typer.Option("--resume", help="Continue an unfinished run (--run-id, else the newest "
+                     "run of the same inputs and rules); never starts a second copy."),
     ] = False,
-    run_id: Annotated[str | None, typer.Option("--run-id", help="Name the run.")] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option("--run-id", help="Name the run (letters, digits, '-', '_', '.').")
+    ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Replace the run named by --run-id (its parts and "
+                     "metadata are removed first)."),
+    ] = False,
+    allow_missing: Annotated[
+        bool,
+        typer.Option("--allow-missing", help="Run the inputs that exist when some named "
+                     "nothing (they are listed and kept in the runs row)."),
+    ] = False,
     columns: Annotated[
         list[str] | None,
         typer.Option("--columns", help="Parquet sources: map OURS=THEIRS column names."),
@@ -81,60 +140,121 @@ def run(
     ] = False,
 ) -> None:
     """Decode archived crawls into Parquet tables under --out."""
+    from pipeline.runners.startup import start_worker
+
+    start_worker()  # first: this process decodes when it runs one worker
     from pipeline.rules import RulesError, load_rules
-    from pipeline.runners.local import run as run_local
-    from pipeline.runners.progress import run_progress
-    from pipeline.runners.task import StrictModeError
-    from pipeline.sources.inputs import expand_inputs
+    from pipeline.runners.plan import NothingToResume, plan
+    from pipeline.runners.rundir import RunRefused
 
     try:
         resolved = load_rules(rules, policy=policy)
-        files = expand_inputs(inputs)
-    except (RulesError, ValueError, OSError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(code=2) from None
-    sources = {
-        "policy": _value_source(ctx, "policy", from_rules=rules is not None),
-        "workers": _value_source(ctx, "workers"),
-    }
-    kwargs = dict(
-        workers=workers or os.cpu_count() or 1,
-        run_id=run_id,
-        resume=resume,
-        columns=_parse_columns(columns or []),
-        config_sources=sources,
-        strict=strict,
-    )
-    try:
-        if quiet or not sys.stderr.isatty():
-            summary = run_local(files, out, resolved, **kwargs)
-        else:
-            with run_progress(len(files), console) as progress:
-                summary = run_local(files, out, resolved, progress=progress, **kwargs)
-    except StrictModeError as exc:
-        console.print(f"[red]--strict:[/red] {exc}")
-        raise typer.Exit(code=1) from None
+        planned = plan(
+            inputs, out, resolved, workers=workers, run_id=run_id, resume=resume,
+            overwrite=overwrite, allow_missing=allow_missing,
+            columns=_parse_columns(columns or []),
+            config_sources={
+                "policy": _value_source(ctx, "policy", from_rules=rules is not None),
+                "workers": _value_source(ctx, "workers"),
+            },
+            strict=strict,
+        )
+    except (RulesError, RunRefused) as exc:
+        _fail(str(exc), exit_codes.USAGE)
+    except NothingToResume as exc:
+        _say("nothing to do:", str(exc), "yellow")
+        raise typer.Exit(exit_codes.OK) from None
+    summary = _execute(planned, quiet)
     _print_summary(summary)
     if not summary.invariant_ok:
         for problem in summary.problems:
-            console.print(f"[red]accounting:[/red] {problem}")
-        raise typer.Exit(code=1)
+            _say("accounting:", problem)
+        raise typer.Exit(exit_codes.INVARIANT_BROKEN)
+    if summary.unreadable:
+        raise typer.Exit(exit_codes.UNREADABLE_INPUTS)
 
 
-def _print_summary(summary: object) -> None:
+def _resume_command(run_id: str) -> str:
+    """This command line, made to resume ``run_id`` (same inputs, rules and options)."""
+    args: list[str] = []
+    words = iter(sys.argv[1:])
+    for word in words:
+        if word == "--run-id":
+            next(words, None)
+        elif word not in ("--resume", "--overwrite") and not word.startswith("--run-id="):
+            args.append(word)
+    return shlex.join(["redecode", *args, "--resume", "--run-id", run_id])
+
+
+def _execute(planned: Any, quiet: bool) -> Any:
+    """Run the plan with progress and signal handling; every way it stops is one message."""
+    from pipeline.runners.local import Interrupt, OutputError, RunInterrupted, execute
+    from pipeline.runners.progress import run_progress
+    from pipeline.runners.rundir import RunRefused
+    from pipeline.runners.task import StrictModeError
+
+    resume_hint = _resume_command(planned.run_id)
+    try:
+        with _signals_raise(Interrupt):
+            if quiet or not sys.stderr.isatty():
+                return execute(planned)
+            with run_progress(len(planned.files), console) as progress:
+                return execute(planned, progress=progress)
+    except RunRefused as exc:
+        _fail(str(exc), exit_codes.USAGE)
+    except StrictModeError as exc:
+        _say("--strict:", str(exc))
+        raise typer.Exit(exit_codes.CHECK_FAILED) from None
+    except RunInterrupted as exc:
+        name = signal.Signals(exc.signum).name
+        _say("interrupted:", f"{name}: run {exc.run_id} stopped; the files it finished are "
+             f"kept. Resume with: {resume_hint}", "yellow")
+        raise typer.Exit(128 + exc.signum) from None
+    except OutputError as exc:
+        _say("error:", f"cannot write the output: {exc}; run {exc.run_id} stopped. "
+             f"Once there is room, resume with: {resume_hint}")
+        raise typer.Exit(exit_codes.OUTPUT_FAILED) from None
+
+
+@contextmanager
+def _signals_raise(exception: Callable[[int], BaseException]) -> Iterator[None]:
+    """While the run executes, SIGINT and SIGTERM raise ``exception(signum)`` in this
+    process, so the runner stops its workers, removes their temporary files and unlocks."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise exception(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+#: Paths listed per reason in the summary (all of them are in the runs row's config).
+SHOWN_PER_REASON = 10
+
+
+def _print_summary(summary: Any) -> None:
     from pipeline.runners.local import RunSummary
 
     assert isinstance(summary, RunSummary)
     table = Table(title=f"run {summary.run_id}", show_header=False)
     rate = summary.seen / summary.seconds if summary.seconds else 0.0
+    passed_over = Counter(reason for _, reason in summary.skipped_inputs)
     rows = [
         ("files", f"{summary.files} ({summary.resumed_files} resumed)"),
+        ("passed over", f"{len(summary.skipped_inputs)} {dict(sorted(passed_over.items()))}"),
         ("records seen", f"{summary.seen:,}"),
         ("written", f"{summary.written:,}"),
         ("skipped", f"{summary.skipped_total:,} {summary.skipped}"),
-        ("errors", f"{summary.errors:,}"),
+        ("errors", f"{summary.errors:,} records lost, {summary.partial_errors:,} partial "
+                   "(written with a part failed)"),
         ("links", f"{summary.links:,}"),
         ("encoding_source", json.dumps(summary.sources)),
+        *((f"rule #{use.index}", f"{use.rule}: matched {use.matched:,}, decided {use.decided:,}")
+          for use in summary.rules),
         ("time", f"{summary.seconds:.2f} s, {rate:,.0f} records/s, "
                  f"{summary.bytes_read / max(summary.seconds, 1e-6) / 1e6:.1f} MB/s"),
         ("workers", f"CPU {summary.cpu_seconds:.2f} s, "
@@ -144,7 +264,25 @@ def _print_summary(summary: object) -> None:
     ]
     for key, value in rows:
         table.add_row(key, value)
-    Console().print(table)
+    stdout.print(table)
+    for reason in sorted(passed_over):
+        paths = [path for path, why in summary.skipped_inputs if why == reason]
+        for path in paths[:SHOWN_PER_REASON]:
+            _say("passed over:", f"{path}: {reason}", "yellow")
+        if len(paths) > SHOWN_PER_REASON:
+            _say("passed over:", f"... and {len(paths) - SHOWN_PER_REASON} more ({reason}); "
+                 "all are in the runs row's config", "yellow")
+    for item, reason in summary.missing_inputs:
+        _say("missing (allowed):", f"{item}: {reason}", "yellow")
+    for use in summary.rules:
+        if use.matched == 0:
+            _say("rule unused:", f"[[encoding.override]] #{use.index} ({use.rule}) matched no "
+                 "record in this run", "yellow")
+    if summary.took_over_lock:
+        _say("note:", f"took over the stale lock of {summary.took_over_lock} (no longer "
+             "running)", "yellow")
+    for path, reason in summary.unreadable:
+        _say("unreadable:", f"{path}: {reason}")
 
 
 @app.command()
@@ -169,8 +307,7 @@ def decode(
         resolved = load_rules(rules, policy=policy)
         body = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
     except (RulesError, OSError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(code=2) from None
+        _fail(str(exc), exit_codes.USAGE)
     decoded = decode_html(body, content_type, url, rules=resolved)
     if as_json:
         data = explain(decoded)

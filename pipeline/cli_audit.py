@@ -1,24 +1,36 @@
 """``redecode audit | diff | report``: thin typer commands over ``pipeline.audit`` and
-``pipeline.report`` (mounted into the main ``redecode`` app by ``pipeline.cli``)."""
+``pipeline.report`` (mounted into the main ``redecode`` app by ``pipeline.cli``).
+
+Everything printed comes from the crawl or the user (titles, URLs, run ids, paths), so the
+consoles interpret no markup and no emoji codes, and :func:`printable` shows control and
+bidirectional characters as escapes: a page cannot style, link or rewrite the terminal.
+Exit codes: 0 ok; 1 a gate or check failed; 2 usage error (nothing read); 3 some part of
+the runs looked at could not be read (each printed with its reason).
+"""
 
 from __future__ import annotations
 
 import datetime
 import json
+import re
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:  # imported where used: duckdb costs ~0.4 s, and `redecode run` never needs it
     from pipeline import audit
 
 app = typer.Typer(help="Audit decoded output with DuckDB.", add_completion=False)
-out_console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
+out_console = Console(markup=False, emoji=False, highlight=False)
+err_console = Console(stderr=True, markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 #: What ``redecode audit`` shows, in order (name, heading).
 AUDITS = (
@@ -29,8 +41,15 @@ AUDITS = (
     ("audit_browser_mismatches", "Browser encoding differs from the chosen one"),
     ("audit_encoding_mix_by_tld", "Encoding mix per TLD"),
     ("audit_decision_sources", "Decision sources"),
+    ("audit_duplicate_record_ids", "Record ids carried by several records (reported only)"),
     ("audit_errors_by_stage", "Errors by stage"),
+    ("audit_errors_by_file", "Errors by file"),
 )
+#: A table column is never squeezed below this many cells (or its header, or its widest
+#: value, whichever is least); a table that cannot fit so is printed one row per block.
+MIN_CELLS = 16
+#: C0/C1 controls, DEL, and the bidirectional marks and overrides a terminal would obey.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class Format(StrEnum):
@@ -46,7 +65,40 @@ RunOpt = Annotated[
     str | None, typer.Option("--run", help="Run id to audit (default: the newest run).")
 ]
 FormatOpt = Annotated[Format, typer.Option("--format", help="table | json | markdown.")]
-LimitOpt = Annotated[int, typer.Option("--limit", help="Rows shown per audit.")]
+LimitOpt = Annotated[int, typer.Option("--limit", min=0, help="Rows shown per audit.")]
+FailOnOpt = Annotated[
+    list[str] | None,
+    typer.Option("--fail-on", metavar="EXPR",
+                 help='Gate NAME OP NUMBER, e.g. "fffd_spike_hosts>0" (repeatable); '
+                      "exit 1 when one holds."),
+]
+CheckOpt = Annotated[
+    list[str] | None,
+    typer.Option("--check", metavar="NAME",
+                 help="Run a check_ query (repeatable; 'all' runs every one); exit 1 when "
+                      "one returns rows."),
+]
+
+
+def printable(text: str) -> str:
+    """``text`` with control and bidirectional characters shown as escapes.
+
+    >>> printable("a\\x1b]8;;http://x\\x07b\\nc\\u202e")
+    'a\\\\x1b]8;;http://x\\\\x07b\\\\nc\\\\u202e'
+    """
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        return repr(char)[1:-1] if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+    return _UNPRINTABLE.sub(escape, text)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return printable(str(value))
 
 
 def _jsonable(value: Any) -> Any:
@@ -55,42 +107,135 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _say(message: str) -> None:
+    """One line on stderr (user text in ``message`` is made printable)."""
+    err_console.print(printable(message))
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    _say(f"error: {message}")
+    return typer.Exit(code=code)
+
+
 def _print(result: audit.QueryResult, heading: str, fmt: Format, limit: int) -> None:
-    rows = result.rows[:limit]
+    rows = [[_cell(value) for value in row] for row in result.rows[:limit]]
+    heading = printable(heading)  # it can hold run ids read from the files
     if fmt is Format.markdown:
         out_console.print(f"\n### {heading}\n")
         if not rows:
             out_console.print("No rows.")
             return
-        out_console.print("| " + " | ".join(result.columns) + " |", markup=False)
-        out_console.print("|" + "---|" * len(result.columns), markup=False)
+        out_console.print("| " + " | ".join(result.columns) + " |", soft_wrap=True)
+        out_console.print("|" + "---|" * len(result.columns), soft_wrap=True)
         for row in rows:
-            cells = (str(value).replace("|", "\\|") for value in row)
-            out_console.print("| " + " | ".join(cells) + " |", markup=False)
+            out_console.print("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |",
+                              soft_wrap=True)
         return
     if not rows:
-        out_console.print(f"{heading}: no rows", markup=False)
+        out_console.print(f"{heading}: no rows")
         return
-    table = Table(title=f"{heading} ({len(result.rows)} rows)", title_justify="left")
-    for column in result.columns:
-        table.add_column(column, overflow="fold")
+    title = f"{heading} ({len(result.rows)} rows)"
+    _print_table(title, result.columns, rows, out_console.width)
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` terminal cells, with an ellipsis in the middle (the ends of
+    a URL or a path say most).
+
+    >>> fit("/work/shared/corpus/warc-samples/resiliparse/warcfile.warc.lz4", 30)
+    '/work/share…/warcfile.warc.lz4'
+    >>> fit("short", 30)
+    'short'
+    """
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head_cells = (width - 1) * 2 // 5
+    tail_cells = width - 1 - head_cells
+    head, tail = "", ""
+    for char in text:
+        if cell_len(head + char) > head_cells:
+            break
+        head += char
+    for char in reversed(text):
+        if cell_len(char + tail) > tail_cells:
+            break
+        tail = char + tail
+    return f"{head}…{tail}"
+
+
+def _print_table(title: str, columns: list[str], rows: list[list[str]], width: int) -> None:
+    """A table within ``width`` cells: the widest columns give way first, down to
+    :data:`MIN_CELLS`, their values cut in the middle; a table that cannot fit so is printed
+    one block per row, ``column: value``."""
+    natural = [max([cell_len(column)] + [cell_len(row[index]) for row in rows])
+               for index, column in enumerate(columns)]
+    floors = [min(size, max(cell_len(column), MIN_CELLS))
+              for size, column in zip(natural, columns, strict=True)]
+    budget = width - (3 * len(columns) + 1)  # borders and one cell of padding each side
+    if sum(floors) > budget:
+        out_console.print(Text(fit(title, width)))
+        label = max(cell_len(column) for column in columns)
+        for number, row in enumerate(rows, 1):
+            out_console.print(Text(f"-- row {number} --"))
+            for column, value in zip(columns, row, strict=True):
+                out_console.print(Text(f"{column.rjust(label)}: "
+                                       f"{fit(value, max(1, width - label - 2))}"))
+        return
+    widths = list(natural)
+    while sum(widths) > budget:
+        widest = max((index for index, size in enumerate(widths) if size > floors[index]),
+                     key=lambda index: widths[index])
+        widths[widest] -= 1
+    table = Table(title=Text(fit(title, width)), title_justify="left", box=box.SQUARE)
+    for column, size in zip(columns, widths, strict=True):
+        table.add_column(Text(column), min_width=size, max_width=size, no_wrap=True)
     for row in rows:
-        table.add_row(*(_cell(value) for value in row))
+        table.add_row(*(Text(fit(cell, size)) for cell, size in zip(row, widths, strict=True)))
     out_console.print(table)
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
-
-
 def _check_out(out: Path) -> None:
+    """Exit 2 (nothing read) when ``out`` is not an existing folder."""
+    if not out.exists():
+        raise _fail(f"output folder {out} does not exist", 2)
     if not out.is_dir():
-        err_console.print(f"error: output folder {out} does not exist", markup=False)
-        raise typer.Exit(code=1)
+        raise _fail(f"--out {out} is not a folder", 2)
+
+
+def _parse(fail_on: list[str] | None, check: list[str] | None) -> tuple[list[Any], list[str]]:
+    """The gates and checks asked for; exit 2 on a malformed or unknown one."""
+    from pipeline import audit
+
+    try:
+        gates = [audit.parse_gate(expr, audit.gate_names()) for expr in fail_on or []]
+        checks = audit.parse_checks(check or [])
+    except ValueError as error:
+        raise _fail(str(error), 2) from None
+    return gates, checks
+
+
+def _known_runs(out: Path, con: Any, wanted: list[str]) -> list[str]:
+    """Every run id in ``out``, newest first; exit 2 when there is none or one of ``wanted``
+    is not among them."""
+    from pipeline import audit
+
+    known = audit.run_ids(con)
+    if not known:  # an empty output must not pass a CI gate
+        raise _fail(f"no run in {out}", 2)
+    missing = [run for run in wanted if run not in known]
+    if missing:
+        raise _fail(f"no run {', '.join(repr(run) for run in missing)} in {out}; runs: "
+                    f"{', '.join(known)}", 2)
+    return known
+
+
+def _report_unreadable(parts: audit.Parts, looked_at: set[str]) -> bool:
+    """Print every part left out with its reason; True when one belongs to a run looked at."""
+    for item in parts.unreadable:
+        _say(f"unreadable: {item.path}: {item.reason} (left out)")
+    return bool(parts.unreadable_of(looked_at))
 
 
 @app.command("audit")
@@ -98,77 +243,72 @@ def audit_command(
     *,
     out: OutDirOpt = Path("out"),
     run: RunOpt = None,
-    fail_on: Annotated[
-        list[str] | None,
-        typer.Option("--fail-on", help='Gate NAME OP NUMBER, e.g. "fffd_spike_hosts>0" '
-                     '(repeatable). Exit 1 when any holds.'),
-    ] = None,
+    fail_on: FailOnOpt = None,
+    check: CheckOpt = None,
     fmt: FormatOpt = Format.table,
     limit: LimitOpt = 10,
 ) -> None:
-    """Run the audits and check_ queries on a run; exit 1 when a gate or check fails."""
+    """Show the audits of a run; exit 1 when a --fail-on gate holds or a --check fails."""
     from pipeline import audit
+
+    gates, checks = _parse(fail_on, check)
     _check_out(out)
-    known = set(audit.gate_names())
-    try:
-        gates = [audit.parse_gate(expr, known) for expr in fail_on or []]
-    except ValueError as error:
-        err_console.print(f"error: {error}", markup=False)
-        raise typer.Exit(code=2) from None
-    if not _run_audit(out, run, gates, fmt, limit):
-        raise typer.Exit(code=1)
-
-
-def _run_audit(
-    out: Path, run: str | None, gates: list[audit.Gate], fmt: Format, limit: int
-) -> bool:
-    """Print the audits of ``run``; say which gates and checks failed; True when none did."""
-    from pipeline import audit
-    con = audit.connect(out, run=run)
-    known = audit.run_ids(con)
-    if not known:  # an empty output must not pass a CI gate
-        err_console.print(f"error: no run in {out}", markup=False)
-        return False
-    if run is not None and run not in known:
-        err_console.print(f"error: no run {run!r} in {out}", markup=False)
-        return False
-    values = audit.gate_values(con)
-    failed = [gate for gate in gates if gate.fails(values[gate.name])]
-    checks = {name: audit.query(con, name) for name in audit.sql_files()
-              if name.startswith("check_")}
-    broken = [name for name, result in checks.items() if result.rows]
+    parts = audit.find_parts(out)
+    con = audit.connect(parts, run=run)
+    _known_runs(out, con, [run] if run is not None else [])
+    verdict = audit.evaluate(con, gates, checks)
     results = [(audit.query(con, name), heading) for name, heading in AUDITS]
+    partial = _report_unreadable(parts, {verdict.run_id or ""})
 
     if fmt is Format.json:
         payload = {
-            "run_id": values["run_id"],
-            "gates": {name: value for name, value in values.items() if name != "run_id"},
-            "failed_gates": [str(gate) for gate in failed],
-            "failed_checks": broken,
+            "run_id": verdict.run_id,
+            "gates": {name: value for name, value in verdict.values.items() if name != "run_id"},
+            "failed_gates": [str(gate) for gate in verdict.failed_gates],
+            "checks": {name: len(result.rows) for name, result in verdict.checks.items()},
+            "failed_checks": verdict.failed_checks,
+            "unreadable": [{"path": item.path, "run_id": item.run_id, "reason": item.reason}
+                           for item in parts.unreadable],
             "audits": {result.name: [{k: _jsonable(v) for k, v in row.items()}
                                      for row in result.as_dicts()[:limit]]
                        for result, _ in results},
         }
-        out_console.print_json(json.dumps(payload, default=str))
+        sys.stdout.write(json.dumps(payload, default=str, indent=2) + "\n")
     else:
-        gate_result = audit.QueryResult(
-            "gates", ["gate", "value", "fail-on", "status"],
-            [(name, value, ", ".join(str(g) for g in gates if g.name == name),
-              "FAILED" if any(g.name == name for g in failed) else "ok")
-             for name, value in values.items() if name != "run_id"],
-        )
-        _print(gate_result, f"Gates for run {values['run_id']}", fmt, len(gate_result.rows))
+        _print(_gate_table(verdict), f"Gates for run {verdict.run_id}", fmt, len(verdict.values))
         for result, heading in results:
             _print(result, heading, fmt, limit)
-        for name, result in checks.items():
-            if result.rows:
-                _print(result, f"{name} FAILED (must return no rows)", fmt, limit)
-    for gate in failed:
-        err_console.print(f"FAILED gate {gate} (value {_cell(values[gate.name])})",
-                          markup=False)
-    for name in broken:
-        err_console.print(f"FAILED check {name} ({len(checks[name].rows)} rows)", markup=False)
-    return not (failed or broken)
+        for name in verdict.failed_checks:
+            _print(verdict.checks[name], f"{name} FAILED (must return no rows)", fmt, limit)
+    _conclude(verdict, partial)
+
+
+def _gate_table(verdict: audit.Verdict) -> audit.QueryResult:
+    from pipeline import audit
+
+    failed = {str(gate) for gate in verdict.failed_gates}
+    rows = []
+    for name, value in verdict.values.items():
+        if name == "run_id":
+            continue
+        asked = [str(gate) for gate in verdict.gates if gate.name == name]
+        status = ("FAILED" if failed & set(asked) else "ok") if asked else ""
+        rows.append((name, value, ", ".join(asked), status))
+    rows += [(name, len(result.rows), "check", "FAILED" if result.rows else "ok")
+             for name, result in verdict.checks.items()]
+    return audit.QueryResult("gates", ["gate", "value", "fail-on", "status"], rows)
+
+
+def _conclude(verdict: audit.Verdict, partial: bool) -> None:
+    """Name every failed gate and check on stderr, then exit 1, 3 or 0."""
+    for gate in verdict.failed_gates:
+        _say(f"FAILED gate {gate} (value {_cell(verdict.values[gate.name])})")
+    for name in verdict.failed_checks:
+        _say(f"FAILED check {name} ({len(verdict.checks[name].rows)} rows)")
+    if not verdict.passed:
+        raise typer.Exit(code=1)
+    if partial:
+        raise _fail("some parts of this run could not be read (listed above)", 3)
 
 
 @app.command("diff")
@@ -182,14 +322,12 @@ def diff_command(
 ) -> None:
     """What changed from RUN_A to RUN_B: decisions, U+FFFD up/down, fields; counts, examples."""
     from pipeline import audit
+
     _check_out(out)
-    con = audit.connect(out, run_a=run_a, run_b=run_b)
-    known = audit.run_ids(con)
-    missing = [run for run in (run_a, run_b) if run not in known]
-    if missing:
-        err_console.print(f"error: no run {', '.join(missing)} in {out}; runs: "
-                          f"{', '.join(known) or 'none'}", markup=False)
-        raise typer.Exit(code=1)
+    parts = audit.find_parts(out)
+    con = audit.connect(parts, run_a=run_a, run_b=run_b)
+    _known_runs(out, con, [run_a, run_b])
+    partial = _report_unreadable(parts, {run_a, run_b})
     summary = audit.query(con, "audit_run_diff_summary").as_dicts()[0]
     changes = audit.query(con, "audit_decision_changes").as_dicts()
     groups = {
@@ -207,16 +345,19 @@ def diff_command(
                       for row in rows[:limit]]
             for heading, rows in groups.items()
         }
-        out_console.print_json(json.dumps(payload, default=str))
-        return
-    transposed = audit.QueryResult("summary", ["measure", "records"], list(summary.items()))
-    _print(transposed, f"{run_a} -> {run_b}", fmt, len(transposed.rows))
-    for heading, rows in groups.items():
-        examples = audit.QueryResult(
-            "audit_decision_changes", ["url", "encoding", "source", "fffd", "fields changed"],
-            [_change_example(row) for row in rows],
-        )
-        _print(examples, f"{heading} (examples)", fmt, limit)
+        sys.stdout.write(json.dumps(payload, default=str, indent=2) + "\n")
+    else:
+        transposed = audit.QueryResult("summary", ["measure", "records"], list(summary.items()))
+        _print(transposed, f"{run_a} -> {run_b}", fmt, len(transposed.rows))
+        for heading, rows in groups.items():
+            examples = audit.QueryResult(
+                "audit_decision_changes",
+                ["url", "encoding", "source", "fffd", "fields changed"],
+                [_change_example(row) for row in rows],
+            )
+            _print(examples, f"{heading} (examples)", fmt, limit)
+    if partial:
+        raise _fail("some parts of these runs could not be read (listed above)", 3)
 
 
 def _change_example(row: dict[str, Any]) -> tuple[str, ...]:
@@ -241,9 +382,27 @@ def report_command(
         Path, typer.Option("--output", "-o", help="HTML file to write.")
     ] = Path("report.html"),
     run: RunOpt = None,
+    fail_on: FailOnOpt = None,
+    check: CheckOpt = None,
 ) -> None:
-    """Write one self-contained HTML report (inline SVG charts, no network)."""
-    from pipeline import report
+    """Write one self-contained HTML report (inline SVG charts, no network), gates marked
+    pass/fail; exit 1 when a --fail-on gate holds or a --check fails."""
+    from pipeline import audit, report
+
+    gates, checks = _parse(fail_on, check)
     _check_out(out)
-    path = report.write_report(out, output, run=run)
-    err_console.print(f"wrote {path}", markup=False)
+    if output.is_dir() or str(output).endswith(("/", "\\")):
+        raise _fail(f"-o {output} is a folder; give the HTML file to write", 2)
+    if output.parent.exists() and not output.parent.is_dir():
+        raise _fail(f"-o {output}: {output.parent} is not a folder", 2)
+    parts = audit.find_parts(out)
+    con = audit.connect(parts, run=run)
+    _known_runs(out, con, [run] if run is not None else [])
+    verdict = audit.evaluate(con, gates, checks)
+    partial = _report_unreadable(parts, {verdict.run_id or ""})
+    try:
+        path = report.write_report(parts, output, run=run, verdict=verdict)
+    except OSError as exc:
+        raise _fail(f"-o {output}: {exc.strerror or exc}", 2) from None
+    _say(f"wrote {path}")
+    _conclude(verdict, partial)

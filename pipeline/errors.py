@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Stage = Literal["source", "http", "encoding", "extract", "sink"]
+#: "sink" is the runner's own row building and writing; "runner" a file the runner could not
+#: process at all (its worker process died twice while reading it).
+Stage = Literal["source", "http", "encoding", "extract", "sink", "runner"]
 
 
 @dataclass(frozen=True, slots=True)

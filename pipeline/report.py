@@ -172,10 +172,48 @@ def _section(title: str, blurb: str, *content: str) -> str:
     return f"<section><h2>{_esc(title)}</h2><p>{_esc(blurb)}</p>{''.join(content)}</section>"
 
 
-def render(out: Path | str, run: str | None = None) -> str:
-    """The whole report for the run ``run`` (default: the newest) of ``out``, as HTML."""
-    con = audit.connect(out, run=run)
-    gates = audit.query(con, "audit_gates").as_dicts()[0]
+def gates_table(verdict: audit.Verdict) -> str:
+    """Every gate value of the run, each asked gate and check marked pass or fail."""
+    failed = {str(gate) for gate in verdict.failed_gates}
+    rows = []
+    for name, value in verdict.values.items():
+        if name == "run_id":
+            continue
+        asked = [str(gate) for gate in verdict.gates if gate.name == name]
+        mark = _mark(not failed & set(asked)) if asked else "<td>not gated</td>"
+        rows.append(f"<tr><td>{_esc(name)}</td><td class='num'>{_fmt(value)}</td>"
+                    f"<td>{_esc(', '.join(asked))}</td>{mark}</tr>")
+    for name, result in verdict.checks.items():
+        rows.append(f"<tr><td>{_esc(name)}</td><td class='num'>{len(result.rows)}</td>"
+                    f"<td>check: no rows</td>{_mark(not result.rows)}</tr>")
+    head = "<tr><th>gate</th><th>value</th><th>fail-on</th><th>result</th></tr>"
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _mark(passed: bool) -> str:
+    return ('<td class="ok">&#10003; pass</td>' if passed
+            else '<td class="fail">&#10007; FAILED</td>')
+
+
+def _unreadable(parts: audit.Parts) -> str:
+    if not parts.unreadable:
+        return ""
+    rows = "".join(f"<tr><td>{_esc(item.path)}</td><td>{_esc(item.run_id)}</td>"
+                   f"<td>{_esc(item.reason)}</td></tr>" for item in parts.unreadable)
+    return _section("Parts left out", "Partition folders and part files that could not be "
+                    "read; every figure above is computed without them.",
+                    f"<table><tr><th>path</th><th>run</th><th>reason</th></tr>{rows}</table>")
+
+
+def render(
+    out: audit.Parts | Path | str, run: str | None = None, verdict: audit.Verdict | None = None
+) -> str:
+    """The whole report for the run ``run`` (default: the newest) of ``out``, as HTML;
+    ``verdict`` (from :func:`pipeline.audit.evaluate` on that run) marks its gates."""
+    parts = out if isinstance(out, audit.Parts) else audit.find_parts(out)
+    con = audit.connect(parts, run=run)
+    verdict = verdict or audit.evaluate(con)
+    gates = verdict.values
     runs = audit.run_ids(con)
     mix = audit.query(con, "audit_encoding_mix_by_tld")
     sources = audit.query(con, "audit_decision_sources")
@@ -224,7 +262,7 @@ def render(out: Path | str, run: str | None = None) -> str:
             points.append((run_id, row[name]))
     change = ["<p>Only one run: nothing to compare yet.</p>"]
     if len(runs) >= 2:
-        diff_con = audit.connect(out, run_a=runs[1], run_b=runs[0])
+        diff_con = audit.connect(parts, run_a=runs[1], run_b=runs[0])
         summary = audit.query(diff_con, "audit_run_diff_summary")
         row = summary.as_dicts()[0]
         counted = ["decisions_changed", "fffd_up", "fffd_down", "titles_changed",
@@ -233,12 +271,20 @@ def render(out: Path | str, run: str | None = None) -> str:
                   bar_chart(counted, {"records": [row[name] for name in counted]}),
                   html_table(_narrow(audit.query(diff_con, "audit_decision_changes")), limit=10)]
 
-    gate_rows = "".join(f"<tr><td>{_esc(name)}</td><td class='num'>{_fmt(value)}</td></tr>"
-                        for name, value in gates.items())
+    by_stage = audit.query(con, "audit_errors_by_stage")
+    by_file = audit.query(con, "audit_errors_by_file")
+    failures = [str(gate) for gate in verdict.failed_gates] + verdict.failed_checks
+    verdict_line = ("" if not (verdict.gates or verdict.checks) else
+                    '<p class="ok">Every gate and check passed.</p>' if verdict.passed else
+                    f'<p class="fail">FAILED: {_esc(", ".join(failures))}</p>')
     body = [
         f"<h1>redecode report — run {_esc(gates['run_id'])}</h1>",
-        f"<p>{_esc(out)} · {len(runs)} run(s) · {gates['records']} records</p>",
-        f"<table>{gate_rows}</table>",
+        f"<p>{_esc(parts.out)} · {len(runs)} run(s) · {gates['records']} records</p>",
+        _section("Gates", "The run's gate values; gates given with --fail-on and checks "
+                 "given with --check are marked.", verdict_line, gates_table(verdict)),
+        _section("Errors", "Records (or whole files) that failed a stage: which files, which "
+                 "stages, why.", "<h3>By file</h3>", html_table(by_file, limit=50),
+                 "<h3>By stage</h3>", html_table(by_stage)),
         _section("Encoding mix per TLD", "Pages, pages not in UTF-8, and pages that "
                  "requests' .text would have garbled (header charset, else ISO-8859-1).",
                  mix_chart, html_table(mix)),
@@ -252,6 +298,7 @@ def render(out: Path | str, run: str | None = None) -> str:
         _section("Run-to-run change", "What changed between the two newest runs, and the "
                  "rates per run.", *change, "<h3>Rates per run, oldest first</h3>",
                  line_chart(per_run, x_order=list(reversed(runs)))),
+        _unreadable(parts),
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -260,8 +307,12 @@ def render(out: Path | str, run: str | None = None) -> str:
     )
 
 
-def write_report(out: Path | str, output: Path, run: str | None = None) -> Path:
+def write_report(
+    out: audit.Parts | Path | str, output: Path, run: str | None = None,
+    verdict: audit.Verdict | None = None,
+) -> Path:
     """Render the report and write it to ``output`` (UTF-8)."""
+    text = render(out, run, verdict)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(render(out, run), encoding="utf-8")
+    output.write_text(text, encoding="utf-8")
     return output

@@ -17,6 +17,14 @@ Format::
     [extract]                      # ExtractContent options (pipeline.extract.options)
     threshold = 80
 
+Validation, before anything runs: every key of every section is checked against the option
+dataclasses' fields and type annotations (one mechanism: a new option is validated the day it
+is declared), then their own range checks run; a mistake raises :class:`RulesError` naming the
+key's path (``extract.max_links``, ``encoding.override[1].host``) and the known keys. An
+override's ``host`` is a host name, compared lowercased with the record URL's host (as
+written there: IDN hosts in their ``xn--`` form); a URL in ``host`` is refused, with the
+host and the ``url_prefix`` it could have meant.
+
 ``rules_version`` is a hash of the resolved rules plus the pipeline version: any change of
 either makes a new, comparable run.
 """
@@ -24,12 +32,16 @@ either makes a new, comparable run.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
+import math
 import tomllib
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pipeline import __version__
 from pipeline.encoding.lookup import get_an_encoding
@@ -42,6 +54,31 @@ DEFAULT_MAX_DECOMPRESSED = 64 * 2**20
 
 class RulesError(ValueError):
     """The rules file is unusable (misuse: the run cannot start)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    """The ``[http]`` section."""
+
+    # Cap on a decompressed body, bytes.
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+
+    def __post_init__(self) -> None:
+        if self.max_decompressed <= 0:
+            raise ValueError("max_decompressed must be a positive number of bytes")
+
+
+#: Sections of the file and the options each one fills.
+SECTIONS: dict[str, type] = {
+    "encoding": EncodingOptions,
+    "http": HttpOptions,
+    "extract": ExtractOptions,
+}
+#: Where the file's key differs from the field it fills (``[[encoding.override]]`` is one
+#: override per table, the field holds them all).
+FILE_KEYS: dict[tuple[type, str], str] = {(EncodingOptions, "overrides"): "override"}
+#: Keys whose value is a WHATWG encoding label, resolved to the encoding's name.
+LABEL_KEYS = frozenset({(EncodingOptions, "default_encoding"), (Override, "encoding")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,41 +120,113 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def _override(entry: dict[str, Any], where: str) -> Override:
-    unknown = set(entry) - {"host", "url_prefix", "encoding", "mode"}
-    if unknown:
-        raise RulesError(f"{where}: unknown keys {sorted(unknown)}")
-    label = entry.get("encoding")
-    encoding = get_an_encoding(label) if isinstance(label, str) else None
+def _describe(hint: Any) -> str:
+    """What a value of type ``hint`` looks like in TOML, for messages."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is bool:
+        return "true or false"
+    if hint is int:
+        return "an integer"
+    if hint is float:
+        return "a number"
+    if hint is str:
+        return "a string"
+    if origin is Literal:
+        return "one of " + ", ".join(repr(arg) for arg in args)
+    if origin is tuple and dataclasses.is_dataclass(args[0]):
+        return "an array of tables"
+    if origin is tuple:
+        return f"an array of {_describe(args[0]).removeprefix('a ').removeprefix('an ')}s"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(arg) for arg in args if arg is not type(None))
+    return getattr(hint, "__name__", str(hint))
+
+
+def _toml_kind(value: Any) -> str:
+    kinds = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
+             (list, "an array"), (dict, "a table"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), type(value).__name__)
+
+
+def _convert(value: Any, hint: Any, where: str) -> Any:
+    """``value`` (as TOML read it) checked against the annotation ``hint`` and converted
+    (arrays to tuples, tables to their dataclass); RulesError names ``where``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        for arg in (arg for arg in args if arg is not type(None)):
+            try:
+                return _convert(value, arg, where)
+            except RulesError:
+                continue
+    elif origin is tuple and isinstance(value, list):
+        return tuple(_convert(item, args[0], f"{where}[{index}]")
+                     for index, item in enumerate(value))
+    elif dataclasses.is_dataclass(hint) and isinstance(value, dict):
+        return _build(typing.cast(type, hint), value, where)
+    elif origin is Literal:
+        if value in args and type(value) in {type(arg) for arg in args}:
+            return value
+    elif hint is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise RulesError(f"{where}: expected a finite number, got {value!r}")
+            return float(value)
+    elif hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif isinstance(hint, type) and isinstance(value, hint):
+        return value
+    raise RulesError(f"{where}: expected {_describe(hint)}, got {_toml_kind(value)} "
+                     f"({json.dumps(value, default=str)})")
+
+
+def _build(cls: type, table: dict[str, Any], where: str) -> Any:
+    """An instance of the options dataclass ``cls`` from a TOML table, every key checked."""
+    hints = typing.get_type_hints(cls)
+    by_key = {FILE_KEYS.get((cls, f.name), f.name): f.name for f in dataclasses.fields(cls)
+              if f.init}
+    prefix = f"{where}." if where else ""
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in by_key:
+            close = difflib.get_close_matches(key, by_key, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise RulesError(f"{prefix}{key}: unknown key{hint}; known keys in "
+                             f"{where or 'the file'}: {', '.join(sorted(by_key))}")
+        name = by_key[key]
+        converted = _convert(value, hints[name], f"{prefix}{key}")
+        if (cls, name) in LABEL_KEYS:
+            converted = _encoding(converted, f"{prefix}{key}")
+        values[name] = converted
+    try:
+        built = cls(**values)
+    except (ValueError, TypeError) as exc:  # the options' own range checks
+        raise RulesError(f"{where}: {exc}") from None
+    return _check_override(built, where) if isinstance(built, Override) else built
+
+
+def _encoding(label: str, where: str) -> str:
+    encoding = get_an_encoding(label)
     if encoding is None:
-        raise RulesError(f"{where}: encoding {label!r} is not a WHATWG label")
-    host, prefix = entry.get("host"), entry.get("url_prefix")
+        raise RulesError(f"{where}: {label!r} is not a WHATWG encoding label")
+    return encoding
+
+
+def _check_override(override: Override, where: str) -> Override:
+    """Exactly one of host / url_prefix; a host is a host name, not a URL."""
+    host, prefix = override.host, override.url_prefix
     if bool(host) == bool(prefix):
         raise RulesError(f"{where}: give exactly one of host or url_prefix")
-    mode = entry.get("mode", "fallback")
-    if mode not in ("fallback", "force"):
-        raise RulesError(f"{where}: mode must be 'fallback' or 'force', not {mode!r}")
-    return Override(
-        encoding=encoding,
-        host=host.lower().rstrip(".") if host else None,
-        url_prefix=prefix,
-        mode=mode,
-    )
-
-
-def _options(cls: type, table: dict[str, Any], where: str) -> Any:
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(table) - names
-    if unknown:
-        raise RulesError(f"{where}: unknown keys {sorted(unknown)} (known: {sorted(names)})")
-    defaults = cls()
-    values = {}
-    for key, value in table.items():
-        current = getattr(defaults, key)
-        if isinstance(current, tuple) and isinstance(value, list):
-            value = tuple(value)
-        values[key] = value
-    return cls(**values)
+    if host is None:
+        return override
+    if "://" in host or any(char in host for char in "/?#@\\") or host.split() != [host]:
+        bare = host.split("://", 1)[-1].split("/", 1)[0].rpartition("@")[2].partition(":")[0]
+        raise RulesError(f"{where}.host: {host!r} is not a host name; write "
+                         f"host = {bare.lower()!r}, or url_prefix = {host!r} for one site part")
+    if ":" in host and not host.startswith("["):
+        raise RulesError(f"{where}.host: {host!r} is not a host name (no port: a host rule "
+                         "matches every port)")
+    return dataclasses.replace(override, host=host.lower().rstrip("."))
 
 
 def load_rules(path: str | Path | None = None, *, policy: str | None = None) -> Rules:
@@ -131,25 +240,29 @@ def load_rules(path: str | Path | None = None, *, policy: str | None = None) -> 
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise RulesError(f"{path}: not valid TOML: {exc}") from None
-    unknown = set(data) - {"encoding", "http", "extract"}
-    if unknown:
-        raise RulesError(f"unknown sections {sorted(unknown)}")
-    enc = dict(data.get("encoding", {}))
-    overrides = tuple(
-        _override(entry, f"encoding.override[{i}]")
-        for i, entry in enumerate(enc.pop("override", []))
-    )
-    if policy is not None:
-        enc["policy"] = policy
-    if enc.get("policy", "standard") not in POLICIES:
-        raise RulesError(f"policy must be one of {POLICIES}, not {enc.get('policy')!r}")
-    encoding = _options(EncodingOptions, enc, "encoding")
-    encoding = dataclasses.replace(encoding, overrides=overrides)
-    extract = _options(ExtractOptions, dict(data.get("extract", {})), "extract")
-    http = dict(data.get("http", {}))
-    max_dec = http.pop("max_decompressed", DEFAULT_MAX_DECOMPRESSED)
-    if http:
-        raise RulesError(f"http: unknown keys {sorted(http)}")
-    if not isinstance(max_dec, int) or max_dec <= 0:
-        raise RulesError("http.max_decompressed must be a positive integer")
-    return Rules(encoding=encoding, extract=extract, max_decompressed=max_dec, source_sha256=digest)
+    where = f"{path}: " if path is not None else ""
+    try:
+        unknown = [key for key in data if key not in SECTIONS]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], SECTIONS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise RulesError(f"{unknown[0]}: unknown section{hint}; known sections: "
+                             f"{', '.join(SECTIONS)}")
+        sections = {name: _section(data, name) for name in SECTIONS}
+        if policy is not None:
+            if policy not in POLICIES:
+                raise RulesError(f"--policy: expected one of {', '.join(POLICIES)}, "
+                                 f"got {policy!r}")
+            sections["encoding"]["policy"] = policy
+        built = {name: _build(cls, sections[name], name) for name, cls in SECTIONS.items()}
+    except RulesError as exc:
+        raise RulesError(f"{where}{exc}") from None
+    return Rules(encoding=built["encoding"], extract=built["extract"],
+                 max_decompressed=built["http"].max_decompressed, source_sha256=digest)
+
+
+def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, dict):
+        raise RulesError(f"{name}: expected a table, got {_toml_kind(value)}")
+    return dict(value)

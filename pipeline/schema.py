@@ -4,14 +4,40 @@ Grains:
 - ``records``: one row per HTTP response/resource record that was decoded.
 - ``links``: one row per link found in a decoded record.
 - ``runs``: one row per run.
-- ``errors``: one row per record (or file) that failed a stage.
+- ``errors``: one row per record (or file) that failed a stage, and one per failed part of
+  a record that was still written (``is_partial``).
 
-Column names follow Common Crawl's columnar index where one fits (DESIGN.md).
+Column names follow Common Crawl's columnar index where one fits (DESIGN.md); where our
+value set differs from CC's, ``docs/schema.md`` says how.
+
+Layout: ``<out>/<table>/run_id=<RUN>/part-<rank>.parquet``; ``run_id`` is also a column of
+every part. A run id matches :data:`RUN_ID_PATTERN`, so that it is a safe path component and
+reads back unchanged through DuckDB's hive partitioning (no ``/``, ``=``, ``%``, newline).
 """
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
+
+#: What a run id may be: letters, digits, ``-``, ``_`` and ``.``, not starting with a dot,
+#: at most 128 characters.
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+
+
+def is_valid_run_id(run_id: str) -> bool:
+    """Whether ``run_id`` matches :data:`RUN_ID_PATTERN` (the whole string).
+
+    >>> is_valid_run_id("20261130T120000Z-1a2b3c4d"), is_valid_run_id("nightly.1")
+    (True, True)
+    >>> is_valid_run_id("a/b"), is_valid_run_id("a%2Fb"), is_valid_run_id(".hidden")
+    (False, False, False)
+    >>> is_valid_run_id("x=y"), is_valid_run_id("x\\n"), is_valid_run_id("")
+    (False, False, False)
+    """
+    return RUN_ID_PATTERN.fullmatch(run_id) is not None
+
 
 RECORDS = pa.schema(
     [
@@ -30,7 +56,7 @@ RECORDS = pa.schema(
         ("content_mime_detected", pa.string()),
         ("content_length", pa.int64()),
         ("content_truncated", pa.string()),
-        ("crawler_charset", pa.string()),
+        ("content_charset", pa.string()),  # the crawler's charset (CC: content_charset)
         ("content_languages", pa.string()),
         ("http_charset", pa.string()),
         ("meta_charset", pa.string()),
@@ -96,9 +122,12 @@ ERRORS = pa.schema(
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
         ("record_id", pa.string()),
-        ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink"
+        ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink", "runner"
         ("error_type", pa.string()),  # kebab-case code naming the stage, e.g. "http-content-encoding-failed"
         ("message", pa.string()),
+        # true: a part failed but the record's row was still written (runs.partial_errors);
+        # false: the record (or, offset NULL, the whole file) is lost (runs.errors).
+        ("is_partial", pa.bool_()),
     ]
 )
 
@@ -117,7 +146,8 @@ RUNS = pa.schema(
         ("records_written", pa.int64()),
         ("records_skipped", pa.int64()),
         ("skipped_by_reason", pa.string()),  # JSON object reason -> count
-        ("errors", pa.int64()),
+        ("errors", pa.int64()),  # records lost (errors rows with is_partial false)
+        ("partial_errors", pa.int64()),  # errors rows of records still written (is_partial)
         ("links_written", pa.int64()),
         ("bytes_read", pa.int64()),
         ("seconds", pa.float64()),
@@ -139,6 +169,12 @@ UNIQUE_VALUED: dict[str, frozenset[str]] = {
         "main_text_length", "mojibake_score",
     }),
     "links": frozenset({"target_url", "anchor_text"}),
+}
+
+#: Former names of renamed columns, read from parts written before the rename (the audit
+#: views take the new column, else the old one).
+FORMER_NAMES: dict[str, dict[str, str]] = {
+    "records": {"content_charset": "crawler_charset"},
 }
 
 TABLES: dict[str, pa.Schema] = {

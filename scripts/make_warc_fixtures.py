@@ -114,10 +114,33 @@ def build() -> dict[str, bytes]:
     out["junk-between-records.warc"] = (warcinfo() + b"stray text\r\nWARC/1.1 not a version line\r\n"
                                         + b"x" * 300 + b"\n" + response(2))
     out["empty.warc.gz"] = b""
-    out["lz4-framed.warc.lz4"] = b"\x04\x22\x4d\x18" + b"\x00" * 16
+    # An LZ4 frame magic followed by zeros: a corrupt frame, nothing readable.
+    out["lz4-corrupt-frame.warc.lz4"] = b"\x04\x22\x4d\x18" + b"\x00" * 16
     # Junk after a record whose Content-Length is 2 bytes short (warcio's example-trunc).
     short = record("response", 2, HTTP_OK % len(PAGE) + PAGE, content_length=len(HTTP_OK % len(PAGE)) + len(PAGE) - 2)
     out["content-length-too-short.warc"] = warcinfo() + short + response(3)
+    # A response whose Content-Length claims 2 GiB, then 7 more records (issue: 7 of 9 lost).
+    liar = record("response", 2, HTTP_OK % len(PAGE) + PAGE, content_length=2**31)
+    rest = [response(3 + i) for i in range(7)]
+    out["content-length-lies.warc"] = warcinfo() + liar + b"".join(rest)
+    out["content-length-lies.warc.gz"] = gz(warcinfo()) + gz(liar) + b"".join(gz(r) for r in rest)
+    # The same lie on a request record (its block is not kept: the reader reads back).
+    lying_request = record("request", 2, b"GET / HTTP/1.1\r\n\r\n", content_length=2**31)
+    out["content-length-lies-request.warc.gz"] = (gz(warcinfo()) + gz(lying_request)
+                                                  + b"".join(gz(r) for r in rest[:3]))
+    # A WARC header line of 2 MiB (over the 1 MiB header cap) in a gzip member: an error,
+    # then the next record; 2 KB on disk.
+    long_line = record("response", 2, HTTP_OK % 5 + b"hello", {"X-Long": "a" * (2 << 20)})
+    out["header-line-over-cap.warc.gz"] = gz(warcinfo()) + gz(long_line) + gz(response(3))
+    # Responses for the HTTP framing checks: chunked framing that breaks in the first chunk,
+    # and a 1 MiB header line before a body that must still be decoded.
+    bad_chunks = b"3\r\n" + PAGE + b"\r\n0\r\n\r\n"
+    http_bad_chunked = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + bad_chunks)
+    http_long_header = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Long: " + b"b" * (1 << 20)
+                        + b"\r\n\r\n" + PAGE)
+    out["http-faults.warc.gz"] = (gz(warcinfo()) + gz(record("response", 2, http_bad_chunked))
+                                  + gz(record("response", 3, http_long_header)))
     return out
 
 

@@ -56,11 +56,11 @@ baseline_counts as (
 baselines as (
     select
         *,
-        other_days_records >= getvariable('redecode_spike_min_records')
+        other_days_records >= redecode_spike_min_records()
             as has_own_baseline,
         case
             when other_days_records
-                >= getvariable('redecode_spike_min_records')
+                >= redecode_spike_min_records()
                 then other_days_fffd_records / other_days_records
             else other_hosts_fffd_records / nullif(other_hosts_records, 0)
         end as baseline_rate
@@ -83,10 +83,10 @@ spikes as (
         end as baseline_kind
     from baselines
     where
-        records >= getvariable('redecode_spike_min_records')
-        and fffd_rate >= getvariable('redecode_spike_min_rate')
+        records >= redecode_spike_min_records()
+        and fffd_rate >= redecode_spike_min_rate()
         and fffd_rate
-        >= getvariable('redecode_spike_ratio') * coalesce(baseline_rate, 0)
+        >= redecode_spike_ratio() * coalesce(baseline_rate, 0)
 ),
 
 final as (

@@ -18,6 +18,10 @@ selected_run as (
     select * from int_selected_run
 ),
 
+duplicate_ids as (
+    select * from audit_duplicate_record_ids
+),
+
 record_counts as (
     select
         count(*) as records,
@@ -46,6 +50,11 @@ spike_counts as (
     from spikes
 ),
 
+duplicate_counts as (
+    select count(*) as duplicate_record_ids
+    from duplicate_ids
+),
+
 final as (
     select
         (select run_id from selected_run) as run_id,
@@ -68,10 +77,12 @@ final as (
             / nullif(record_counts.records, 0),
             0
         ) as naive_garbled_rate,
-        record_counts.declared_conflict_records as declared_conflicts
+        record_counts.declared_conflict_records as declared_conflicts,
+        duplicate_counts.duplicate_record_ids
     from record_counts
     cross join error_counts
     cross join spike_counts
+    cross join duplicate_counts
 )
 
 select * from final

@@ -1,6 +1,7 @@
 -- check_accounting_invariant: returns every run whose accounting does not
--- add up: seen = written + skipped + errors, and the written and error counts
--- equal the rows in records and errors. Must return no rows.
+-- add up: seen = written + skipped + errors (records lost), and the written,
+-- error and partial error counts equal the rows in records and errors. Must
+-- return no rows.
 with
 
 runs as (
@@ -22,7 +23,10 @@ record_rows as (
 ),
 
 error_rows as (
-    select run_id, count(*) as error_rows
+    select
+        run_id,
+        count(*) filter (where not is_partial) as error_rows,
+        count(*) filter (where is_partial) as partial_error_rows
     from errors
     group by run_id
 ),
@@ -34,8 +38,10 @@ accounted as (
         runs.records_written,
         runs.records_skipped,
         runs.errors,
+        runs.partial_errors,
         coalesce(record_rows.record_rows, 0) as record_rows,
         coalesce(error_rows.error_rows, 0) as error_rows,
+        coalesce(error_rows.partial_error_rows, 0) as partial_error_rows,
         runs.invariant_ok
     from runs
     left join record_rows
@@ -50,6 +56,7 @@ final as (
         records_seen <> records_written + records_skipped + errors
         or records_written <> record_rows
         or errors <> error_rows
+        or partial_errors <> partial_error_rows
         or invariant_ok is distinct from true
 )
 

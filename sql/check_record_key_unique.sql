@@ -1,5 +1,7 @@
--- check_record_key_unique: returns every (run_id, record_id) that occurs more
--- than once in records. Must return no rows.
+-- check_record_key_unique: returns every record locator (run_id,
+-- warc_filename, warc_record_offset) that occurs more than once in records:
+-- one archive record written twice. Must return no rows. (Record ids that
+-- repeat are real in crawls: audit_duplicate_record_ids reports them.)
 with
 
 records as (
@@ -9,10 +11,11 @@ records as (
 final as (
     select
         run_id,
-        record_id,
+        warc_filename,
+        warc_record_offset,
         count(*) as occurrences
     from records
-    group by run_id, record_id
+    group by run_id, warc_filename, warc_record_offset
     having count(*) > 1
 )
 

@@ -13,7 +13,8 @@ final as (
         record_id,
         stage,
         error_type,
-        message
+        message,
+        coalesce(is_partial, false) as is_partial
     from source
 )
 

@@ -46,7 +46,7 @@ flagged as (
         *,
         replacement_chars > 0 as has_fffd,
         coalesce(
-            mojibake_score > getvariable('redecode_mojibake_threshold'),
+            mojibake_score > redecode_mojibake_threshold(),
             false
         ) as is_mojibake,
         coalesce(encoding_browser <> encoding, false) as is_browser_mismatch,

@@ -20,6 +20,7 @@ final as (
         coalesce(records_skipped, 0) as records_skipped,
         skipped_by_reason,
         coalesce(errors, 0) as errors,
+        coalesce(partial_errors, 0) as partial_errors,
         links_written,
         seconds,
         invariant_ok

@@ -50,3 +50,24 @@ def write_warc(path: Path, records: int, *, seed: str = "") -> list[str]:
             writer.write_record(req)
             ids.append(rid)
     return ids
+
+
+def write_records(path: Path, records: list[tuple[str, str, bytes, dict[str, str]]]) -> None:
+    """Write WARC records as given: (record type, target URI, block, extra WARC headers);
+    ``response`` blocks are HTTP messages, ``metadata`` blocks ``application/warc-fields``."""
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for rtype, url, block, headers in records:
+            warc_headers = {"WARC-Date": "2026-01-02T03:04:05Z", **headers}
+            content_type = {"response": "application/http; msgtype=response",
+                            "metadata": "application/warc-fields"}.get(rtype)
+            rec = writer.create_warc_record(url, rtype, payload=io.BytesIO(block),
+                                            warc_content_type=content_type,
+                                            warc_headers_dict=warc_headers)
+            writer.write_record(rec)
+
+
+def http_response(body: bytes, content_type: str = "text/html; charset=utf-8") -> bytes:
+    """A stored HTTP/1.1 200 response with ``body``."""
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
+    return head.encode() + body

@@ -11,18 +11,26 @@ import time
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from pipeline.encoding.decision import Decoded, EncodingDecision, Signal
+from pipeline.extract import extract
 from pipeline.rules import load_rules
 from pipeline.runners.local import run
-from tests.crawl_builder import write_warc
+from pipeline.runners.task import StrictModeError
+from pipeline.runners.worker import partial_errors
+from pipeline.sources.record import RawRecord
+from tests.cli_helpers import readers_of, start
+from tests.crawl_builder import http_response, write_records, write_warc
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def table_rows(out: Path, table: str, run_id: str) -> list[tuple]:
     """All rows of one run's table, run_id dropped, sorted (order across parts is not fixed)."""
-    rel = duckdb.sql(
+    rel = duckdb.execute(
         f"select * exclude (run_id) from read_parquet('{out}/{table}/run_id={run_id}/*.parquet')"
     )
     return sorted(rel.fetchall(), key=repr)
@@ -46,7 +54,7 @@ def test_counts_reconcile_with_the_rows_written(tmp_path: Path, crawl: list[str]
     assert summary.skipped == {"request": 63}
     assert summary.written == 63 and summary.errors == 0
     assert len(table_rows(out, "records", "r1")) == 63
-    runs = duckdb.sql(f"select records_seen, invariant_ok from read_parquet('{out}/runs/*/*.parquet')")
+    runs = duckdb.execute(f"select records_seen, invariant_ok from read_parquet('{out}/runs/*/*.parquet')")
     assert runs.fetchall() == [(126, True)]
 
 
@@ -69,15 +77,19 @@ def test_resume_after_sigkill_gives_exactly_the_uninterrupted_rows(tmp_path: Pat
            "--run-id", "k", "--workers", "1", "--quiet"]
     proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True)
     completions = out / "_runs" / "k" / "_completions"
+
+    def markers() -> int:  # (a marker being written is a hidden .tmp file: not one yet)
+        return len([p for p in completions.iterdir() if not p.name.startswith(".")])
+
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if completions.is_dir() and len(list(completions.iterdir())) >= 2:
+        if completions.is_dir() and markers() >= 2:
             break
         time.sleep(0.05)
     assert proc.poll() is None, "the run finished before it could be killed; make the input bigger"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    done_before = len(list(completions.iterdir()))
+    done_before = markers()
     assert 2 <= done_before < 8
     assert not (out / "_runs" / "k" / "_finished").exists()
 
@@ -109,7 +121,155 @@ def test_every_warc_sample_is_accounted_and_the_invariant_holds(tmp_path: Path, 
         for data in (json.loads(p.read_text()) for p in (out / "_runs" / "ws" / "_stats").glob("*.json"))
     }
     assert len(seen) == 42 and min(seen.values()) > 0, seen
-    ((error_rows,),) = duckdb.sql(
+    ((error_rows,),) = duckdb.execute(
         f"select count(*) from read_parquet('{out}/errors/run_id=ws/*.parquet')"
     ).fetchall()
     assert error_rows == summary.errors > 0  # the broken files are in the errors table
+
+
+# --- no single record stops a run --------------------------------------------------------------
+
+
+def hostile_crawl(folder: Path) -> list[str]:
+    """Three files, each with one record that stopped whole runs, beside good ones."""
+    folder.mkdir()
+    good = http_response(b"<title>fine</title><p>fine</p>")
+    write_records(folder / "date.warc.gz", [
+        # year 0 in UTC: OverflowError when the time was converted
+        ("response", "http://a.example/1", good,
+         {"WARC-Date": "0001-01-01T00:00:00+01:00", "WARC-Record-ID": "<urn:uuid:d1>"}),
+        ("response", "http://a.example/2", good, {"WARC-Record-ID": "<urn:uuid:d2>"}),
+    ])
+    write_records(folder / "ccmeta.warc.gz", [
+        ("response", "http://b.example/1", good, {"WARC-Record-ID": "<urn:uuid:c1>"}),
+        # a language JSON nested 100,000 deep: RecursionError in the metadata join
+        ("metadata", "http://b.example/1", b"languages-cld2: " + b'{"a":[' * 50_000 + b"\r\n",
+         {"WARC-Concurrent-To": "<urn:uuid:c1>", "WARC-Record-ID": "<urn:uuid:c2>"}),
+        ("response", "http://b.example/2", good, {"WARC-Record-ID": "<urn:uuid:c3>"}),
+    ])
+    pq.write_table(pa.table({
+        "url": ["http://c.example/1", "http://c.example/2"],
+        "body": [b"<title>big status</title>", b"<title>fine</title>"],
+        "status": pa.array([2**40, 200], pa.int64()),  # ArrowInvalid when written as int32
+        "headers": pa.array([[("Content-Type", "text/html")]] * 2, pa.map_(pa.string(), pa.string())),
+    }), folder / "status.parquet")
+    return [str(folder)]
+
+
+def test_no_single_record_stops_a_run_and_resume_passes(tmp_path: Path) -> None:
+    inputs = hostile_crawl(tmp_path / "crawl")
+    out = tmp_path / "out"
+    summary = run(inputs, out, load_rules(None), workers=2, run_id="h")
+    assert summary.invariant_ok, summary.problems
+    assert (summary.seen, summary.written, summary.errors) == (7, 5, 2)
+    errors = duckdb.execute(
+        f"select error_type, message from read_parquet('{out}/errors/run_id=h/*.parquet') order by 1"
+    ).fetchall()
+    assert [e[0] for e in errors] == ["sink-invalid-row", "source-cc-metadata-invalid"]
+    assert "fetch_status: 1099511627776 does not fit int32" in errors[0][1]
+    assert "nested too deeply" in errors[1][1]
+    ((times,),) = duckdb.execute(
+        f"select list(fetch_time is null order by url) from read_parquet('{out}/records/run_id=h/*.parquet') "
+        "where url like 'http://a.example/%'"
+    ).fetchall()
+    assert times == [True, False]  # a time UTC cannot hold is NULL; the record is kept
+    # a run killed before its markers were written is resumed over the same records
+    for marker in [*(out / "_runs" / "h" / "_completions").iterdir(), out / "_runs" / "h" / "_finished"]:
+        marker.unlink()
+    resumed = run(inputs, out, load_rules(None), workers=2, run_id="h", resume=True)
+    assert resumed.invariant_ok, resumed.problems
+    assert resumed.resumed_files == 0 and (resumed.written, resumed.errors) == (5, 2)
+
+
+def test_a_part_that_failed_in_a_written_record_is_an_errors_row_counted_apart(tmp_path: Path) -> None:
+    # 20,000 unclosed <div>: the parse guard keeps the record but extracts nothing from it
+    deep = http_response(b"<title>deep</title>" + b"<div>" * 20_000)
+    write_records(tmp_path / "deep.warc.gz", [
+        ("response", "http://d.example/deep", deep, {"WARC-Record-ID": "<urn:uuid:p1>"}),
+        ("response", "http://d.example/ok", http_response(b"<p>ok</p>"), {"WARC-Record-ID": "<urn:uuid:p2>"}),
+    ])
+    out = tmp_path / "out"
+    summary = run([str(tmp_path / "deep.warc.gz")], out, load_rules(None), workers=1, run_id="p")
+    assert summary.invariant_ok, summary.problems
+    assert (summary.written, summary.errors, summary.partial_errors) == (2, 0, 1)
+    ((stage, error_type, partial, record_id),) = duckdb.execute(
+        f"select stage, error_type, is_partial, record_id from read_parquet('{out}/errors/run_id=p/*.parquet')"
+    ).fetchall()
+    assert (stage, error_type, partial, record_id) == ("extract", "extract-parse-failed", True, "<urn:uuid:p1>")
+    runs_row = duckdb.execute(
+        f"select errors, partial_errors from read_parquet('{out}/runs/run_id=p/*.parquet')").fetchall()
+    assert runs_row == [(0, 1)]
+    with pytest.raises(StrictModeError, match="extract-parse-failed"):
+        run([str(tmp_path / "deep.warc.gz")], tmp_path / "strict", load_rules(None), workers=1,
+            run_id="p", strict=True)
+
+
+def test_an_internal_error_in_the_decision_becomes_a_partial_error() -> None:
+    # decide() never raises: after an internal error it decodes as the browser default and
+    # leaves a signal, which must reach the errors table (and --strict)
+    raw = RawRecord("f.warc", 7, 10, "<urn:uuid:i>", "response", "http://x.example/", None, b"")
+    signal_ = Signal("internal-error", None, None, "IndexError: boom")
+    decision = EncodingDecision("windows-1252", "default", "windows-1252", "default", "tentative",
+                                "standard", None, None, None, (signal_,))
+    decoded = Decoded("text", decision, 0, 0)
+    fields = extract("<p>text</p>", "http://x.example/", "windows-1252")
+    (error,) = partial_errors(raw, decoded, fields)
+    assert (error.stage, error.error_type, error.offset, error.record_id) == (
+        "encoding", "encoding-decision-failed", 7, "<urn:uuid:i>")
+    assert error.message.startswith("IndexError: boom; decoded as windows-1252 (default)")
+
+
+# --- a killed worker ----------------------------------------------------------------------------
+
+
+def _kill_readers(path: Path, times: int, deadline: float) -> int:
+    """SIGKILL each process that opens ``path``, ``times`` times; returns how many it killed."""
+    killed: set[int] = set()
+    while len(killed) < times and time.monotonic() < deadline:
+        for pid in readers_of(path):
+            if pid not in killed:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        time.sleep(0.005)
+    return len(killed)
+
+
+def _crawl_with_victim(folder: Path) -> tuple[list[str], Path]:
+    folder.mkdir()
+    inputs = []
+    for n in range(3):
+        path = folder / f"in-{n}.warc.gz"
+        write_warc(path, 30, seed=f"w{n}")
+        inputs.append(str(path))
+    victim = folder / "victim.warc.gz"
+    write_warc(victim, 800, seed="v")
+    return [*inputs, str(victim)], victim
+
+
+def test_a_worker_killed_once_is_replaced_and_its_file_retried(tmp_path: Path) -> None:
+    inputs, victim = _crawl_with_victim(tmp_path / "crawl")
+    out = tmp_path / "out"
+    proc = start("run", *inputs, "--out", str(out), "-q", "--run-id", "k1", "--workers", "2")
+    assert _kill_readers(victim, 1, time.monotonic() + 60) == 1
+    _, stderr = proc.communicate(timeout=120)  # never waits forever
+    assert proc.returncode == 0, stderr
+    run(inputs, tmp_path / "clean", load_rules(None), workers=1, run_id="k1")
+    for table in ("records", "links", "errors"):
+        assert table_rows(out, table, "k1") == table_rows(tmp_path / "clean", table, "k1")
+
+
+def test_a_file_whose_worker_dies_twice_is_an_errors_row_and_exit_3(tmp_path: Path) -> None:
+    inputs, victim = _crawl_with_victim(tmp_path / "crawl")
+    out = tmp_path / "out"
+    proc = start("run", *inputs, "--out", str(out), "-q", "--run-id", "k2", "--workers", "2")
+    assert _kill_readers(victim, 2, time.monotonic() + 60) == 2
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 3, stderr
+    assert f"unreadable: {victim}: runner-worker-died: the worker process reading this file was " \
+           "killed by signal 9 (SIGKILL" in stderr
+    rows = duckdb.execute(
+        f"select warc_filename, warc_record_offset, stage, error_type "
+        f"from read_parquet('{out}/errors/run_id=k2/*.parquet')").fetchall()
+    assert rows == [(str(victim), None, "runner", "runner-worker-died")]
+    assert len(table_rows(out, "records", "k2")) == 90  # the other files are all there
+    assert list(out.rglob("*.tmp")) == []

@@ -264,7 +264,7 @@ def test_redecode_run_on_the_sample_matches_expected_json(tmp_path: Path) -> Non
     for key, exp in decoded.items():
         got = records[key]
         want = {k: exp[k] for k in ("encoding", "encoding_source", "encoding_browser", "title",
-                                    "html_lang", "crawler_charset", "content_mime_detected",
+                                    "html_lang", "content_charset", "content_mime_detected",
                                     "content_languages") if k in exp}
         have = {k: got[k] for k in want}
         want["truncated"], have["truncated"] = exp["content_truncated"], got["content_truncated"] is not None

@@ -3,12 +3,15 @@ broken data; sql/views.sql is the generated text; the files keep the dbt style r
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline import audit
@@ -119,7 +122,7 @@ def test_mojibake_candidates_use_the_one_threshold(cons: dict[str, duckdb.DuckDB
     candidates = audit.query(con, "audit_mojibake_candidates").as_dicts()
     assert {row["url_host_name"] for row in candidates} == {"blog.example.ru"}
     assert len(candidates) == 12
-    threshold = con.execute("select getvariable('redecode_mojibake_threshold')").fetchone()
+    threshold = con.execute("select redecode_mojibake_threshold()").fetchone()
     assert threshold == (audit.MOJIBAKE_THRESHOLD,)
 
 
@@ -181,8 +184,10 @@ def test_views_sql_runs_as_the_duckdb_cli_reads_it(outs: dict[str, Path]) -> Non
 
 def test_views_sql_defaults_the_output_folder_to_out() -> None:
     con = duckdb.connect()
-    con.execute(audit.render_views_sql(frozenset(audit.TABLES)))
-    assert con.execute("select getvariable('redecode_out')").fetchone() == ("out",)
+    con.execute(audit.render_views_sql(audit.Parts(out="")))
+    assert con.execute("select redecode_out()").fetchone() == ("out",)
+    con.execute("set variable redecode_out = 'elsewhere'")
+    assert con.execute("select redecode_out()").fetchone() == ("elsewhere",)
 
 
 @pytest.mark.parametrize("name", SQL_FILES)
@@ -262,3 +267,83 @@ def test_audit_gates_pass_on_the_clean_sample(sample_out: Path) -> None:
         "--fail-on", "errors>100", "--fail-on", "mojibake_rate>0.5",
     ])
     assert result.exit_code == 0, result.output
+
+
+# --- views.sql from the duckdb CLI, as the README says -----------------------------------------
+
+DUCKDB = Path(sys.executable).parent / "duckdb"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _readme_duckdb_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Using it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.startswith("duckdb ")]
+
+
+def _shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PATH=f"{DUCKDB.parent}{os.pathsep}{os.environ['PATH']}")
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_the_readme_duckdb_commands_run_as_written(sample_out: Path, tmp_path: Path) -> None:
+    # a checkout after `make redecode`: out/ beside sql/
+    (tmp_path / "sql").symlink_to(ROOT / "sql")
+    (tmp_path / "out").symlink_to(sample_out)
+    commands = _readme_duckdb_commands()
+    assert len(commands) >= 3
+    for command in commands:
+        result = _shell(command, tmp_path)
+        assert result.returncode == 0 and not result.stderr, (command, result.stderr)
+        assert result.stdout.strip(), command
+
+
+def test_views_sql_works_in_a_database_file_in_later_sessions(sample_out: Path,
+                                                              tmp_path: Path) -> None:
+    (tmp_path / "sql").symlink_to(ROOT / "sql")
+    (tmp_path / "out").symlink_to(sample_out)
+    database = tmp_path / "audit.duckdb"
+    first = subprocess.run([str(DUCKDB), str(database), "-c", ".read sql/views.sql"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert first.returncode == 0, first.stderr
+    for query in ("select records from audit_gates", "select count(*) from records"):
+        later = subprocess.run([str(DUCKDB), str(database), "-csv", "-noheader", "-c", query],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                               check=False)
+        assert later.returncode == 0, later.stderr  # once: "cannot take NULL list"
+        assert int(later.stdout.strip()) > 0
+    # a setting still comes from the session when it is set there
+    stricter = subprocess.run(
+        [str(DUCKDB), str(database), "-csv", "-noheader", "-c",
+         "set variable redecode_mojibake_threshold = 2.0", "-c",
+         "select count(*) from audit_mojibake_candidates"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert stricter.stdout.strip() == "0", stricter.stderr
+
+
+def test_parts_written_before_a_column_rename_read_under_the_new_name(tmp_path: Path) -> None:
+    build.clean_run(tmp_path)
+    part = tmp_path / "records" / "run_id=clean" / "part-00000.parquet"
+    table = pq.read_table(part)
+    old_names = ["crawler_charset" if name == "content_charset" else name
+                 for name in table.column_names]
+    values = pa.array(["UTF-8"] * table.num_rows)
+    index = old_names.index("crawler_charset")
+    pq.write_table(table.rename_columns(old_names).set_column(index, "crawler_charset", values),
+                   part)
+    con = audit.connect(tmp_path)
+    assert con.execute("select distinct content_charset from records").fetchall() == [("UTF-8",)]
+    assert "crawler_charset" not in [row[0] for row in con.execute("describe records").fetchall()]
+
+
+def test_every_package_is_listed_for_the_wheel() -> None:
+    # pyproject lists packages (pipeline.sql maps to sql/): a new package must be added there
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {".".join(path.parent.relative_to(ROOT).parts)
+             for path in (ROOT / "pipeline").rglob("__init__.py")}
+    assert listed == found | {"pipeline.sql"}
+    assert (ROOT / "sql" / "__init__.py").exists()

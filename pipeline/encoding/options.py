@@ -33,3 +33,8 @@ class EncodingOptions:
     detector_max_bytes: int = 65536
     # UI-locale stand-in for Chromium's fallback when the TLD says nothing.
     default_encoding: str = "windows-1252"
+
+    def __post_init__(self) -> None:
+        # A bad option is a configuration error, raised when the rules file is loaded.
+        if self.detector_max_bytes < 1:
+            raise ValueError("EncodingOptions.detector_max_bytes must be >= 1")

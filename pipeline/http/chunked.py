@@ -6,11 +6,15 @@ already de-chunked (pywb's iana.org crawl: 134 such responses; Common Crawl rena
 header instead). A reader that trusts the header fails those records (FastWARC stops the
 whole file); here the framing is checked first:
 
-- the first chunk-size line is not hex, or the first chunk is not followed by CRLF →
-  ``"not-chunked"``: the body is returned unchanged;
+- the first chunk-size line is not a chunk-size line at all (not hex digits, optionally
+  with a chunk extension) → ``"not-chunked"``: the body is returned unchanged;
 - the data ends before the last-chunk → ``"truncated"``: the chunks read so far;
-- a later chunk-size line is bad → ``"bad-framing"``: the chunks read so far plus the rest
-  of the bytes unchanged (nothing is dropped);
+- the body starts with a chunk-size line but the framing breaks (a chunk not followed by
+  CRLF, a later chunk-size line that is not one) → ``"bad-framing"``: the chunks read so
+  far plus the rest of the bytes unchanged (nothing is dropped), so the body may hold
+  framing bytes; the caller flags it. A first line made only of hex letters that is not
+  followed by a chunk of that size (a de-chunked body starting "cafe\r\n" or "add\r\n") is
+  taken as not chunked when the "chunk" would be far larger than the whole body.
 - otherwise ``"ok"``. Chunk extensions (``;name=value``) and trailer fields are ignored.
 
 DEVIATION: a bare LF is accepted where RFC 9112 wants CRLF, as for header lines.
@@ -42,6 +46,8 @@ def dechunk(data: bytes) -> tuple[bytes, ChunkedStatus]:
     (b'<!doctype html>', 'not-chunked')
     >>> dechunk(b"4\\r\\nWiki\\r\\n5\\r\\nped")
     (b'Wikiped', 'truncated')
+    >>> dechunk(b"3\\r\\nWiki\\r\\n0\\r\\n\\r\\n")  # 3 bytes announced, 4 sent
+    (b'3\\r\\nWiki\\r\\n0\\r\\n\\r\\n', 'bad-framing')
     """
     out: list[bytes] = []
     pos = 0
@@ -71,20 +77,24 @@ def dechunk(data: bytes) -> tuple[bytes, ChunkedStatus]:
             out.append(chunk)
             return b"".join(out), "truncated"
         pos = start + size
-        # Each chunk's data is followed by CRLF; its absence after the first chunk means the
-        # size line was not a size line (a stored de-chunked body that starts with hex).
+        # Each chunk's data is followed by CRLF. Without it the framing is broken: a
+        # first "size line" made of letters only may be a de-chunked body's first word.
         if data.startswith(b"\r\n", pos):
             pos += 2
         elif data.startswith(b"\n", pos):
             pos += 1
         elif pos < n:
             if not out:
-                return data, "not-chunked"
+                return data, "bad-framing" if _has_digit(data[:eol]) else "not-chunked"
             out.append(chunk)
             return b"".join(out) + data[pos:], "bad-framing"
         out.append(chunk)
         if pos >= n:
             return b"".join(out), "truncated"
+
+
+def _has_digit(line: bytes) -> bool:
+    return any(48 <= c <= 57 for c in line.split(b";", 1)[0])
 
 
 def _not_chunked_guess(data: bytes, size: int) -> bool:

@@ -13,6 +13,8 @@ Differences from the standard (each marked DEVIATION in the code, each tested):
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pipeline.http.content_type import extract_mime_type
 
 SNIFF_LEN = 1445  # "the resource header": at most 1445 bytes (§5.2)
@@ -51,6 +53,23 @@ _SIGNATURES: tuple[tuple[bytes, int, bytes, str], ...] = (
 _APACHE_BUG = ("text/plain", "text/plain; charset=ISO-8859-1", "text/plain; charset=iso-8859-1",
                "text/plain; charset=UTF-8")
 _UNKNOWN = ("unknown/unknown", "application/unknown", "*/*")
+# A crawl repeats a few Content-Type values ("text/html; charset=UTF-8"): their essence is
+# parsed once. Long values are not kept, so the cache stays small whatever the input.
+_CACHED_VALUE_LEN = 256
+
+
+@lru_cache(maxsize=1024)
+def _cached_essence(content_type: str) -> str | None:
+    supplied = extract_mime_type(content_type)
+    return None if supplied is None else supplied.essence
+
+
+def _supplied_essence(content_type: str) -> str | None:
+    """The essence of the supplied MIME type (Fetch's *extract a MIME type*), None on failure."""
+    if len(content_type) <= _CACHED_VALUE_LEN:
+        return _cached_essence(content_type)
+    supplied = extract_mime_type(content_type)
+    return None if supplied is None else supplied.essence
 
 
 def has_binary_data_byte(data: bytes) -> bool:
@@ -144,22 +163,21 @@ def computed_mime_type(content_type: str | None, body: bytes, *,
     >>> computed_mime_type("text/plain", b"\\x89PNG\\r\\n\\x1a\\n....")  # the Apache bug check
     ('image/png', True)
     """
-    supplied = extract_mime_type(content_type) if content_type is not None else None
-    header = body[:SNIFF_LEN]
+    essence = _supplied_essence(content_type) if content_type is not None else None
     # Step 1: "If the supplied MIME type is undefined or if its essence is "unknown/unknown",
     # "application/unknown", or "*/*", execute the rules for identifying an unknown MIME
     # type with the sniff-scriptable flag equal to the inverse of the no-sniff flag".
-    if supplied is None or supplied.essence in _UNKNOWN:
-        return identify_unknown_mime_type(header, sniff_scriptable=not no_sniff), True
+    if essence is None or essence in _UNKNOWN:
+        return identify_unknown_mime_type(body[:SNIFF_LEN], sniff_scriptable=not no_sniff), True
     # Step 2: "If the no-sniff flag is set, the computed MIME type is the supplied MIME type."
     if no_sniff:
-        return supplied.essence, False
+        return essence, False
     # Step 3: "If the check-for-apache-bug flag is set, execute the rules for distinguishing
     # if a resource is text or binary".
     if content_type in _APACHE_BUG:
-        result = distinguish_text_or_binary(header)
-        return result, result != supplied.essence
+        result = distinguish_text_or_binary(body[:SNIFF_LEN])
+        return result, result != essence
     # Steps 4-8: XML types, text/html (DEVIATION: no feed sniffing — a feed served as
     # text/html is still text to decode), image and audio/video types keep the supplied type
     # as far as "is it text" is concerned.
-    return supplied.essence, False
+    return essence, False

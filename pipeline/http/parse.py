@@ -13,6 +13,11 @@ MIME type (header essence, else sniffed).
                                 (``gzip``: because its gzip member is cut off)
 ``framing`` / ``cap``           the block's framing is off / it was over the reader's cap
 ``chunked``                     the chunked body ends before its last chunk
+``chunked-framing``             the body starts chunked but its framing is invalid: it is
+                                kept as stored from the first bad chunk on, so it may
+                                hold chunk-size lines
+``http-headers``                the HTTP header section is over 1 MiB: the fields past
+                                that point are dropped (the body is complete and decoded)
 ``http-content-length``         the body is shorter than the HTTP ``Content-Length``
 ``content-encoding``            the compressed stream ends early
 ==============================  ======================================================
@@ -23,7 +28,7 @@ from __future__ import annotations
 from pipeline.errors import RecordError
 from pipeline.http.chunked import dechunk
 from pipeline.http.coding import CodingFailure, Decoded, decode_content, split_codings
-from pipeline.http.message import get_combined, parse_head
+from pipeline.http.message import parse_head
 from pipeline.http.mime_sniff import computed_mime_type
 from pipeline.http.response import HttpResponse
 from pipeline.http.select import is_text_mime
@@ -62,12 +67,35 @@ def parse_response(raw: RawRecord, *, max_decompressed: int = DEFAULT_MAX_DECOMP
         return _error(raw, "http-parse-failed", f"{type(exc).__name__}: {exc}")
 
 
+# The header fields parse_response reads, looked up in one pass over the head.
+_CONTENT_TYPE = b"content-type"
+_TRANSFER_ENCODING = b"transfer-encoding"
+_CONTENT_LENGTH = b"content-length"
+_CONTENT_ENCODING = b"content-encoding"
+_NOSNIFF = b"x-content-type-options"
+_READ_FIELDS = frozenset({_CONTENT_TYPE, _TRANSFER_ENCODING, _CONTENT_LENGTH, _CONTENT_ENCODING,
+                          _NOSNIFF})
+
+
+def _read_fields(headers: tuple[tuple[bytes, bytes], ...]) -> dict[bytes, bytes]:
+    """Fetch's *get* (every value of the name, joined with ", ") for each field in
+    ``_READ_FIELDS``, keyed by lowercase name; one pass instead of one per name."""
+    found: dict[bytes, bytes] = {}
+    for name, value in headers:
+        key = name.lower()
+        if key in _READ_FIELDS:
+            earlier = found.get(key)
+            found[key] = value if earlier is None else earlier + b", " + value
+    return found
+
+
 def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
     notes: list[str] = []
     status_line: bytes | None = None
     if raw.http_headers is not None:
         status, headers, body = raw.http_status, raw.http_headers, raw.http_block
-        content_type = _latin1(get_combined(headers, b"content-type"))
+        fields = _read_fields(headers)
+        content_type = _latin1(fields.get(_CONTENT_TYPE))
     elif raw.record_type == "response" and _is_http_block(raw):
         head = parse_head(raw.http_block)
         if head is None:
@@ -77,9 +105,11 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
         status, headers, status_line = head.status or None, head.headers, head.status_line
         body = raw.http_block[head.body_start :]
         notes.extend(head.notes)
-        content_type = _latin1(get_combined(headers, b"content-type"))
+        fields = _read_fields(headers)
+        content_type = _latin1(fields.get(_CONTENT_TYPE))
     else:
         status, headers, body = None, (), raw.http_block
+        fields = {}
         content_type = raw.warc_content_type
 
     truncated: list[str] = []
@@ -87,9 +117,11 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
         truncated.append(f"warc-truncated:{raw.warc_truncated.strip().lower()}")
     if raw.block_truncated:
         truncated.append(raw.block_truncation or "length")
+    if "header-section-over-cap" in notes:
+        truncated.append("http-headers")
 
     removed: list[str] = []
-    te = _latin1(get_combined(headers, b"transfer-encoding"))
+    te = _latin1(fields.get(_TRANSFER_ENCODING))
     # RFC 9112 §6.1: chunked, when present, is the final transfer coding.
     chunked = te is not None and split_codings(te)[-1:] == ["chunked"]
     if chunked:
@@ -102,14 +134,15 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
                 truncated.append("chunked")
             elif state == "bad-framing":
                 notes.append("chunked-bad-framing")
+                truncated.append("chunked-framing")
     else:
-        declared = get_combined(headers, b"content-length")
+        declared = fields.get(_CONTENT_LENGTH)
         if declared is not None:
             first = declared.split(b",")[0].strip()
             if first.isdigit() and len(body) < int(first):
                 truncated.append("http-content-length")
 
-    ce = _latin1(get_combined(headers, b"content-encoding"))
+    ce = _latin1(fields.get(_CONTENT_ENCODING))
     if ce is not None and split_codings(ce):
         decoded = decode_content(body, ce, cap=cap)
         if isinstance(decoded, CodingFailure):
@@ -127,7 +160,7 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
     elif len(body) > cap:
         return _error(raw, "http-decompressed-too-large", f"body over {cap} bytes")
 
-    nosniff = get_combined(headers, b"x-content-type-options")
+    nosniff = fields.get(_NOSNIFF)
     no_sniff = nosniff is not None and nosniff.split(b",")[0].strip().lower() == b"nosniff"
     mime_type, sniffed = computed_mime_type(content_type, body, no_sniff=no_sniff)
     return HttpResponse(
@@ -143,7 +176,7 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
         content_encoding=ce,
         transfer_encoding=te,
         codings_removed=tuple(removed),
-        http_notes=tuple(dict.fromkeys(notes)),
+        http_notes=tuple(dict.fromkeys(notes)) if notes else (),
     )
 
 

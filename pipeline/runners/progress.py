@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from pipeline.runners.local import ProgressFn
+#: A run's progress callback: (event, records, bytes); event "records" (records and bytes
+#: done since the last call) or "file" (one more input file finished).
+ProgressFn = Callable[[str, int, int], None]
 
 
 @contextmanager
 def run_progress(total_files: int, console: Console | None = None) -> Iterator[ProgressFn]:
-    """Yield a progress callback for :func:`pipeline.runners.local.run`; draws while it runs."""
+    """Yield a progress callback for :func:`pipeline.runners.local.run`; draws while it runs
+    (on ``console``, the terminal's standard error by default)."""
     started = time.monotonic()
     counts = {"records": 0, "bytes": 0}
     bar = Progress(

@@ -3,6 +3,12 @@
 Pure apart from the rules: the local pool and Spark call the same ``process_record``, so
 both write the same rows. Stages run in the DESIGN.md order:
 sources → http → encoding (sniff ▶ decode) → extract → rows.
+
+A failure that costs the record is returned as a ``RecordError`` (the record is lost and
+counted in ``errors``). A failure of one part of a record that is still written (the
+encoding decision fell back after an internal error, an extraction part failed) travels
+with its rows as a *partial* error: an ``errors`` row with ``is_partial`` true, counted
+apart (``partial_errors``) so that seen = written + skipped + errors still holds.
 """
 
 from __future__ import annotations
@@ -16,21 +22,27 @@ from pipeline import http
 from pipeline.encoding.api import decode_html
 from pipeline.encoding.decision import Decoded
 from pipeline.encoding.mojibake import mojibake_score, naive_decode_garbled
+from pipeline.encoding.sniff.evidence import match_override
 from pipeline.errors import RecordError, Skip
 from pipeline.extract import extract
 from pipeline.extract.fields import Extracted
 from pipeline.http.response import HttpResponse
 from pipeline.rules import Rules
+from pipeline.sources.inputs import writable_name
 from pipeline.sources.record import RawRecord
 from pipeline.urlhost import host_fields
 
 
 @dataclass(frozen=True, slots=True)
 class Rows:
-    """A decoded record's output: one ``records`` row and its ``links`` rows."""
+    """A decoded record's output: one ``records`` row and its ``links`` rows, the parts that
+    failed while the record was still written, and the operator override that matched."""
 
     record: dict[str, Any]
     links: list[dict[str, Any]] = field(default_factory=list)
+    partial: tuple[RecordError, ...] = ()
+    #: index of the ``[[encoding.override]]`` that matched the URL (None: no rule matched)
+    rule: int | None = None
 
 
 Outcome = Rows | Skip | RecordError
@@ -45,6 +57,11 @@ def parse_fetch_time(value: str | None) -> datetime | None:
     2011
     >>> parse_fetch_time("2008-10-294T12:00:00Z") is None
     True
+
+    A time that UTC cannot hold (``0001-01-01T00:00:00+01:00`` is in year 0) is None too:
+
+    >>> parse_fetch_time("0001-01-01T00:00:00+01:00") is None
+    True
     """
     if not value:
         return None
@@ -53,11 +70,11 @@ def parse_fetch_time(value: str | None) -> datetime | None:
         if len(text) == 14 and text.isdigit():
             return datetime.strptime(text, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return parsed.astimezone(UTC)
+    except (ValueError, OverflowError):
         return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
 
 
 def _error(raw: RawRecord, stage: str, exc: BaseException) -> RecordError:
@@ -73,18 +90,18 @@ def _error(raw: RawRecord, stage: str, exc: BaseException) -> RecordError:
 
 def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
     """Run every stage on one record. Never raises for bad input: failures come back as values."""
-    skip = http.select(raw)
-    if skip is not None:
-        return skip
     try:
+        skip = http.select(raw)
+        if skip is not None:
+            return skip
         resp = http.parse_response(raw, max_decompressed=rules.max_decompressed)
+        if isinstance(resp, RecordError):
+            return resp
+        skip = http.select_response(resp)
+        if skip is not None:
+            return skip
     except Exception as exc:  # a bug in a stage must cost one record, not the run
         return _error(raw, "http", exc)
-    if isinstance(resp, RecordError):
-        return resp
-    skip = http.select_response(resp)
-    if skip is not None:
-        return skip
     try:
         decoded = decode_html(
             resp.body, resp.content_type, raw.url, rules=rules, crawler_charset=raw.crawler_charset
@@ -97,7 +114,46 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
         fields = extract(decoded.text, raw.url, decoded.encoding, rules.extract, utf8=decoded.utf8)
     except Exception as exc:
         return _error(raw, "extract", exc)
-    return _rows(raw, resp, decoded, fields, score, garbled, rules, run_id)
+    try:
+        rows = _rows(raw, resp, decoded, fields, score, garbled, rules, run_id)
+    except Exception as exc:
+        return _error(raw, "sink", exc)
+    partial = partial_errors(raw, decoded, fields)
+    rule = _matched_rule(raw, decoded, rules)
+    if partial or rule is not None:
+        rows = Rows(rows.record, rows.links, partial, rule)
+    return rows
+
+
+def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple[RecordError, ...]:
+    """The parts of a record that failed although its row is written: an internal error in
+    the encoding decision, each failed extraction part."""
+    # decide() never raises: an internal error leaves a signal and the browser default.
+    found = [
+        ("encoding", "encoding-decision-failed",
+         f"{signal.note}; decoded as {decoded.encoding} ({decoded.encoding_source})")
+        for signal in decoded.decision.signals if signal.kind == "internal-error"
+    ]
+    # extract() keeps every field that did come out and lists the parts that failed
+    # ("links: ValueError: ...", "parse: too-deep: ...").
+    found += [("extract", f"extract-{failure.partition(':')[0]}-failed", failure)
+              for failure in fields.errors]
+    return tuple(
+        RecordError(stage=stage, error_type=error_type, message=message[:2000],  # type: ignore[arg-type]
+                    warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
+                    record_id=raw.record_id)
+        for stage, error_type, message in found
+    )
+
+
+def _matched_rule(raw: RawRecord, decoded: Decoded, rules: Rules) -> int | None:
+    # The "rule" signal says an override matched; match_override (the function decide()
+    # used, on the same URL) says which: the first that matches, hence the first equal one.
+    if not any(signal.kind == "rule" for signal in decoded.decision.signals):
+        return None
+    overrides = rules.encoding.overrides
+    matched = match_override(overrides, raw.url)
+    return overrides.index(matched) if matched is not None else None
 
 
 def _signals_json(decoded: Decoded) -> str:
@@ -130,7 +186,7 @@ def _rows(
     record = {
         "run_id": run_id,
         "record_id": raw.record_id,
-        "warc_filename": raw.warc_filename,
+        "warc_filename": writable_name(raw.warc_filename),
         "warc_record_offset": raw.warc_record_offset,
         "warc_record_length": raw.warc_record_length,
         "url": raw.url,
@@ -143,7 +199,7 @@ def _rows(
         "content_mime_detected": raw.content_mime_detected,
         "content_length": resp.content_length,
         "content_truncated": resp.content_truncated,
-        "crawler_charset": raw.crawler_charset,
+        "content_charset": raw.crawler_charset,
         "content_languages": raw.content_languages,
         "http_charset": decision.http_charset,
         "meta_charset": decision.meta_charset,
@@ -202,14 +258,15 @@ def _rows(
     return Rows(record=record, links=links)
 
 
-def error_row(err: RecordError, run_id: str) -> dict[str, Any]:
-    """An ``errors`` table row for a RecordError."""
+def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[str, Any]:
+    """An ``errors`` table row for a RecordError (``partial``: the record was still written)."""
     return {
         "run_id": run_id,
-        "warc_filename": err.warc_filename,
+        "warc_filename": writable_name(err.warc_filename),
         "warc_record_offset": err.offset,
         "record_id": err.record_id,
         "stage": err.stage,
         "error_type": err.error_type,
         "message": err.message,
+        "is_partial": partial,
     }

@@ -1,7 +1,7 @@
 """Parquet sinks: an explicit schema, row-group batching, written to a temp file then renamed.
 
-A part is either complete under its final name or absent: ``os.replace`` is atomic on one
-file system, so a killed run leaves only ``.tmp`` files, which ``--resume`` removes.
+A part is either complete under its final name or absent (:mod:`pipeline.sinks.files`): a
+killed run leaves only ``.tmp`` files, which ``--resume`` removes by name.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from pipeline.sinks.files import commit, tmp_path
 
 #: Rows buffered before a row group is written (bounds memory per worker: measured peak RSS
 #: per worker 434 MB with 2,000 rows, 343 MB with 500, of which 172 MB is code and models).
@@ -42,11 +44,6 @@ def use_reusing_memory_pool() -> str:
     return pool.backend_name
 
 
-def part_path(out: Path, table: str, run_id: str, rank: int) -> Path:
-    """Where rank ``rank`` of ``run_id`` writes ``table`` (hive partition ``run_id=...``)."""
-    return out / table / f"run_id={run_id}" / f"part-{rank:05d}.parquet"
-
-
 class ParquetSink:
     """Writes rows of one table to one part file, atomically on :meth:`close`."""
 
@@ -58,19 +55,32 @@ class ParquetSink:
         # The string columns, measured per row (not every value tested for its type).
         self._text_columns = tuple(f.name for f in schema
                                    if pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
-        self.tmp = path.with_name(f".{path.name}.tmp")
+        self.tmp = tmp_path(path)
         self.rows_written = 0
         self._buffer: list[dict[str, Any]] = []
         self._buffer_bytes = 0
         self._writer: pq.ParquetWriter | None = None
 
+    def text_size(self, row: dict[str, Any]) -> int:
+        """The characters in ``row``'s string columns (what the row-group threshold counts)."""
+        # (map/filter keep the per-column loop in C: None and "" add nothing)
+        return sum(map(len, filter(None, map(row.get, self._text_columns))))
+
     def write(self, row: dict[str, Any]) -> None:
         """Buffer one row; a full buffer becomes a row group."""
         self._buffer.append(row)
-        # (map/filter keep the per-column loop in C: None and "" add nothing)
-        self._buffer_bytes += sum(map(len, filter(None, map(row.get, self._text_columns))))
+        self._buffer_bytes += self.text_size(row)
         if len(self._buffer) >= ROW_GROUP_ROWS or self._buffer_bytes >= ROW_GROUP_BYTES:
             self._flush()
+
+    def write_table(self, table: pa.Table) -> None:
+        """Write ``table`` (already converted to this schema) as one row group, after what
+        :meth:`write` buffered."""
+        self._flush()
+        assert self._writer is not None
+        if table.num_rows:
+            self._writer.write_table(table)
+            self.rows_written += table.num_rows
 
     def write_many(self, rows: list[dict[str, Any]]) -> None:
         """:meth:`write` for each of ``rows`` (a page's links), in order."""
@@ -95,10 +105,14 @@ class ParquetSink:
         self._flush()
         assert self._writer is not None
         self._writer.close()
-        os.replace(self.tmp, self.path)
+        self._writer = None
+        commit(self.tmp, self.path)
 
     def abort(self) -> None:
         """Drop the partial file."""
-        if self._writer is not None:
-            self._writer.close()
-        self.tmp.unlink(missing_ok=True)
+        try:
+            if self._writer is not None:
+                self._writer.close()
+        finally:
+            self._writer = None
+            self.tmp.unlink(missing_ok=True)

@@ -7,38 +7,52 @@ for bad data (an unreadable file or record is yielded as a ``RecordError``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import BinaryIO
 
 from pipeline.errors import RecordError
+from pipeline.sources.archive import iter_archive
 from pipeline.sources.ccmeta import join_metadata
 from pipeline.sources.record import RawRecord
-from pipeline.sources.warc import iter_archive
+from pipeline.sources.warc import MAX_BLOCK, MAX_HEADER
 
-__all__ = ["RawRecord", "iter_records"]
+__all__ = ["MAX_BLOCK", "MAX_HEADER", "RawRecord", "iter_records"]
 
 
 def iter_records(
-    path: str, *, columns: dict[str, str] | None = None
+    path: str, *, columns: dict[str, str] | None = None, fileobj: BinaryIO | None = None,
+    max_block: int = MAX_BLOCK, max_header: int = MAX_HEADER,
 ) -> Iterator[RawRecord | RecordError]:
     """Every record of one input file, in file order, each yielded exactly once as a
     :class:`RawRecord` or a ``RecordError(stage="source")``.
 
+    ``fileobj`` is the input opened by the caller (binary, seekable; read forward, seeked
+    back only to recover from damage); without it ``path`` is opened here. Either way
+    ``path`` names the file in every record and error. ``max_block`` caps a stored block or
+    Parquet body cell (the rules' ``max_decompressed``: longer ones are cut and flagged
+    ``cap``); ``max_header`` caps a WARC/ARC header block.
+
     Dispatch: ``.parquet`` files (or any file starting with Parquet's ``PAR1`` magic) are
-    read as raw-response tables
-    (``columns`` maps the documented column names to the table's own, see
-    :mod:`pipeline.sources.parquet`); everything else as WARC/ARC, plain or gzipped (the
-    container is recognised from the file's first bytes). Common Crawl metadata records are
-    joined to their responses (:func:`pipeline.sources.ccmeta.join_metadata`).
+    read as raw-response tables (``columns`` maps the documented column names to the
+    table's own, see :mod:`pipeline.sources.parquet`); everything else as WARC/ARC, plain or
+    compressed (the container is recognised from the file's first bytes, see
+    :mod:`pipeline.sources.containers`). Common Crawl metadata records are joined to their
+    responses (:func:`pipeline.sources.ccmeta.join_metadata`).
     """
-    if path.lower().endswith(".parquet") or _starts_with(path, b"PAR1"):
+    if path.lower().endswith(".parquet") or _starts_with(path, fileobj, b"PAR1"):
         from pipeline.sources.parquet import iter_parquet
 
-        yield from iter_parquet(path, columns=columns)
+        yield from iter_parquet(path, columns=columns, fileobj=fileobj, max_body=max_block)
         return
-    yield from join_metadata(iter_archive(path))
+    yield from join_metadata(iter_archive(path, fileobj=fileobj, max_block=max_block,
+                                          max_header=max_header))
 
 
-def _starts_with(path: str, magic: bytes) -> bool:
+def _starts_with(path: str, fileobj: BinaryIO | None, magic: bytes) -> bool:
     try:
+        if fileobj is not None:
+            head = fileobj.read(len(magic))
+            fileobj.seek(0)
+            return head == magic
         with open(path, "rb") as fh:
             return fh.read(len(magic)) == magic
     except OSError:

@@ -32,14 +32,25 @@ JOIN_WINDOW = 8
 JOIN_WINDOW_BYTES = 64 * 2**20
 
 
+class CcMetadataError(ValueError):
+    """A metadata payload the join cannot read (its record becomes an ``errors`` row)."""
+
+
 def parse_cc_metadata(block: bytes) -> tuple[str | None, str | None]:
     """``(charset-detected, languages)`` from a CC metadata payload; languages as Common
     Crawl's index writes them: ISO 639-3 codes joined by commas, best first.
+
+    Raises :class:`CcMetadataError` when ``languages-cld2`` is not JSON, or nests too deeply
+    to parse (Python's parser recurses once per level).
 
     >>> parse_cc_metadata(b'charset-detected: UTF-8\\r\\nlanguages-cld2: '
     ...                   b'{"languages":[{"code":"an","code-iso-639-3":"arg"},'
     ...                   b'{"code":"es","code-iso-639-3":"spa"}]}\\r\\n')
     ('UTF-8', 'arg,spa')
+    >>> parse_cc_metadata(b'languages-cld2: ' + b'[' * 100_000)
+    Traceback (most recent call last):
+    ...
+    pipeline.sources.ccmeta.CcMetadataError: languages-cld2: JSON nested too deeply
     """
     charset = languages = None
     for line in block.split(b"\n"):
@@ -57,8 +68,10 @@ def parse_cc_metadata(block: bytes) -> tuple[str | None, str | None]:
 def _cld2_codes(raw: bytes) -> str | None:
     try:
         data = json.loads(raw)
-    except ValueError:
-        return None
+    except RecursionError:
+        raise CcMetadataError("languages-cld2: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise CcMetadataError(f"languages-cld2: not JSON ({exc})") from None
     langs = data.get("languages") if isinstance(data, dict) else None
     if not isinstance(langs, list):
         return None
@@ -76,30 +89,35 @@ def join_metadata(
 ) -> Iterator[RawRecord | RecordError]:
     """Pass ``items`` through, filling each response's ``crawler_charset`` and
     ``content_languages`` from a later metadata record that names it in
-    ``WARC-Concurrent-To`` (within the window described in the module docstring)."""
+    ``WARC-Concurrent-To`` (within the window described in the module docstring). A
+    metadata record whose payload cannot be read is passed on as a ``RecordError`` in its
+    place (one item per record either way)."""
     pending: deque[list[RawRecord | RecordError]] = deque()
     responses: dict[str, list[RawRecord | RecordError]] = {}
     held_bytes = 0
     for item in items:
+        box: list[RawRecord | RecordError] = [item]
         if isinstance(item, RawRecord):
             if item.record_type == "metadata" and item.concurrent_to:
-                box = responses.get(item.concurrent_to.strip())
-                if box is not None:
-                    charset, languages = parse_cc_metadata(item.http_block)
-                    target = box[0]
-                    assert isinstance(target, RawRecord)
-                    box[0] = replace(
-                        target,
-                        # The response's own WARC-Identified-Content-Charset wins if present.
-                        crawler_charset=target.crawler_charset or charset,
-                        content_languages=target.content_languages or languages,
-                    )
-            box = [item]
+                target_box = responses.get(item.concurrent_to.strip())
+                if target_box is not None:
+                    try:
+                        charset, languages = parse_cc_metadata(item.http_block)
+                    except CcMetadataError as exc:
+                        box = [_unreadable(item, exc)]
+                    else:
+                        target = target_box[0]
+                        assert isinstance(target, RawRecord)
+                        target_box[0] = replace(
+                            target,
+                            # The response's own WARC-Identified-Content-Charset wins if present.
+                            crawler_charset=target.crawler_charset or charset,
+                            content_languages=target.content_languages or languages,
+                        )
             if item.record_type in ("response", "resource"):
                 responses[item.record_id.strip()] = box
-            held_bytes += len(item.http_block)
-        else:
-            box = [item]
+            if isinstance(box[0], RawRecord):
+                held_bytes += len(item.http_block)
         pending.append(box)
         while len(pending) > JOIN_WINDOW or (held_bytes > JOIN_WINDOW_BYTES and pending):
             out = pending.popleft()[0]
@@ -109,6 +127,17 @@ def join_metadata(
         out = pending.popleft()[0]
         _release(out, responses)
         yield out
+
+
+def _unreadable(item: RawRecord, exc: CcMetadataError) -> RecordError:
+    return RecordError(
+        stage="source",
+        error_type="source-cc-metadata-invalid",
+        message=str(exc),
+        warc_filename=item.warc_filename,
+        offset=item.warc_record_offset,
+        record_id=item.record_id,
+    )
 
 
 def _release(item: RawRecord | RecordError, responses: dict[str, list]) -> int:

@@ -1,23 +1,22 @@
 """Byte streams under the archive reader: a line reader with absolute positions, the
-compressed file read as a chain of gzip members, and the scan for the next good member
-used after a corrupt one.
+compressed file read as a chain of members (gzip members, zstd/LZ4 frames, bzip2 streams:
+see :mod:`pipeline.sources.containers`), and the scan for the next good member used after
+a corrupt one.
 
 Nothing here parses WARC/ARC headers (warcio's loader does that, in ``warc.py``); these
 classes only make sure we always know *where* in the file we are, so that every record and
-every failure gets a real offset.
+every failure gets a real offset. The file is read forward; only the recovery paths seek.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-import zlib
 from typing import Any, BinaryIO, Protocol
 
-from pipeline.inflate import GZIP_WBITS, decompressobj
+from pipeline.sources.containers import GZIP, Codec
 
-CHUNK = 1 << 16  # read size for files and gzip members; large enough to amortize calls
-GZIP_MAGIC = b"\x1f\x8b\x08"  # ID1 ID2 CM=deflate (RFC 1952 §2.3.1)
+CHUNK = 1 << 16  # read size for files and members; large enough to amortize calls
 SCAN_WINDOW = 1 << 20  # resync scans the file in windows of this size
 # A WARC record starts with a version line (WARC 1.1 §4: "WARC/1.1" CRLF); an ARC v1
 # record with a URL line of five space-separated fields ending in a length.
@@ -126,6 +125,12 @@ class LineSource:
             done += len(piece)
         return done
 
+    def push_back(self, data: bytes) -> None:
+        """Make the last ``len(data)`` bytes read (``data`` itself) the next ones again."""
+        self._buf = data + self._buf[self._pos :]
+        self._base += self._pos - len(data)
+        self._pos = 0
+
 
 class CompressedSource:
     """The compressed file, read forward, with a push-back for bytes past a member's end."""
@@ -162,6 +167,16 @@ class CompressedSource:
             self._pending += data
         return self._pending[:n]
 
+    def skip(self, n: int) -> None:
+        """Drop the next ``n`` bytes."""
+        while n > 0:
+            data = self.chunk()
+            if not data:
+                return
+            if len(data) > n:
+                self.push_back(data[n:])
+            n -= len(data)
+
     def seek(self, pos: int) -> None:
         """Continue reading at file offset ``pos``."""
         self._fh.seek(pos)
@@ -170,7 +185,7 @@ class CompressedSource:
 
 
 class MemberChain:
-    """The decompressed concatenation of consecutive gzip members, read lazily.
+    """The decompressed concatenation of consecutive members, read lazily.
 
     RFC 1952 §2.2: "A gzip file consists of a series of 'members'". Per-record gzip puts one
     record in each member, but writers also produce one member for the whole file, or a
@@ -178,17 +193,19 @@ class MemberChain:
     and ``starts`` remembers where each member began so that positions in the decompressed
     stream map back to compressed offsets (:meth:`locate`).
 
-    ``read`` raises one of ``INFLATE_ERRORS`` on corrupt data (including a bad CRC-32 or ISIZE);
-    ``current`` is then the compressed offset of the failing member. Reading stops at end
-    of file (``truncated`` is set when the last member is cut off) or at bytes that are not
-    a gzip member (``garbage_at`` is set to their offset).
+    The same holds for the other codecs' members (zstd and LZ4 frames, bzip2 streams).
+    ``read`` raises one of the codec's ``errors`` on corrupt data (for gzip including a bad
+    CRC-32 or ISIZE); ``current`` is then the compressed offset of the failing member.
+    Reading stops at end of file (``truncated`` is set when the last member is cut off) or
+    at bytes that are not a member (``garbage_at`` is set to their offset).
     """
 
-    __slots__ = ("_src", "_d", "_tail", "out", "starts", "current", "truncated",
+    __slots__ = ("_src", "_codec", "_d", "_tail", "out", "starts", "current", "truncated",
                  "garbage_at", "end_comp")
 
-    def __init__(self, src: CompressedSource) -> None:
+    def __init__(self, src: CompressedSource, codec: Codec = GZIP) -> None:
         self._src = src
+        self._codec = codec
         self._d: Any = None
         self._tail = b""
         self.out = 0  # decompressed bytes produced so far
@@ -205,32 +222,32 @@ class MemberChain:
         got = 0
         while got < want and self.end_comp is None:
             if self._d is None:
-                head = self._src.peek(3)
-                if head != GZIP_MAGIC:
+                head = self._src.peek(8)
+                skip = self._codec.padding(head)
+                if skip is not None:
+                    self._src.skip(skip)  # a zstd skippable frame between members
+                    continue
+                if not self._codec.starts_member(head):
                     if head:
                         self.garbage_at = self._src.pos
                     self.end_comp = self._src.pos
                     break
-                self._d = decompressobj(GZIP_WBITS)
+                self._d = self._codec.new()
                 self.current = self._src.pos
                 self.starts.append((self.out + got, self._src.pos))
             data = self._tail or self._src.chunk()
-            if not data:
-                # The input has ended. ISA-L (unlike zlib) can hold output of input it has
-                # consumed when max_length stopped it: drain that before calling it truncated.
-                piece = self._d.decompress(b"", want - got)
-                if piece:
-                    out.append(piece)
-                    got += len(piece)
-                    continue
-                self.truncated = True
-                self.end_comp = self._src.pos
-                break
+            # At the end of the input, ISA-L (unlike zlib), bz2 and LZ4 can still hold output
+            # of input they have consumed when max_length stopped them: drain that (an empty
+            # input) before calling the member truncated.
             piece = self._d.decompress(data, want - got)
             self._tail = self._d.unconsumed_tail
             if piece:
                 out.append(piece)
                 got += len(piece)
+            elif not data and not self._d.eof:
+                self.truncated = True
+                self.end_comp = self._src.pos
+                break
             if self._d.eof:
                 # At the end of a member the rest of the input is in unused_data (zlib may
                 # also leave it in unconsumed_tail when max_length was given: drop that).
@@ -294,27 +311,30 @@ def looks_like_record_start(head: bytes) -> bool:
     return _ARC_LINE.match(line) is not None
 
 
-def _member_head(fh: BinaryIO, pos: int) -> bytes:
+def _member_head(fh: BinaryIO, pos: int, codec: Codec) -> bytes:
     fh.seek(pos)
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    d = codec.new()
     try:
-        return d.decompress(fh.read(4096), 256)
-    except zlib.error:
+        return bytes(d.decompress(fh.read(4096), 256))
+    except codec.errors:
+        return b""
+    except Exception:  # noqa: BLE001 - any failure means "not a good member here"
         return b""
 
 
-def find_next_member(fh: BinaryIO, after: int) -> int | None:
-    """The offset of the next gzip member at or after ``after`` whose content starts like a
+def find_next_member(fh: BinaryIO, after: int, codec: Codec = GZIP) -> int | None:
+    """The offset of the next member at or after ``after`` whose content starts like a
     WARC/ARC record (a bare magic number inside compressed data is not enough)."""
     pos = after
+    magic = codec.magic
     while True:
         fh.seek(pos)
-        window = fh.read(SCAN_WINDOW + 2)
-        if len(window) < 3:
+        window = fh.read(SCAN_WINDOW + len(magic) - 1)
+        if len(window) < len(magic):
             return None
-        i = window.find(GZIP_MAGIC)
+        i = window.find(magic)
         while i >= 0:
-            if looks_like_record_start(_member_head(fh, pos + i)):
+            if looks_like_record_start(_member_head(fh, pos + i, codec)):
                 return pos + i
-            i = window.find(GZIP_MAGIC, i + 1)
+            i = window.find(magic, i + 1)
         pos += SCAN_WINDOW

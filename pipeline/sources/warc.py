@@ -1,20 +1,25 @@
-"""Read WARC (0.17–1.1) and ARC v1 files, plain or gzipped, into :class:`RawRecord` values.
+"""The careful WARC/ARC reader: WARC (0.17–1.1) and ARC v1 files, plain or compressed, into
+:class:`RawRecord` values, one bad record never stopping a file.
 
-warcio's record loader parses the WARC/ARC header blocks; the framing around it (gzip
-members, offsets, blank lines between records, recovery after a broken record) is ours, so
-that a bad record never stops a file:
+warcio's record loader parses the WARC/ARC header blocks; the framing around it (members,
+offsets, blank lines between records, recovery after a broken record) is ours. The fast
+path (:mod:`pipeline.sources.fast`) hands files and stretches of files to this reader
+whenever FastWARC cannot read them exactly.
 
-- The container is chosen by the file's first bytes, not its name: a gzip magic number
-  means per-record gzip (RFC 1952 members, one per record); anything else is read plain.
-- The gzip members are read as one stream (RFC 1952 §2.2), so a whole-file gzip (one
-  member holding many records, which warcio refuses) and a record split over two members
-  are read too; such records carry ``offset_in_member`` (see :class:`RawRecord`).
-- After a broken record (unparsable header, corrupt gzip member, missing Content-Length)
-  the reader yields a ``RecordError`` at that offset and resynchronizes: gzipped files at
-  the next gzip member whose content starts like a record, plain files at the next line that
-  starts like a WARC or ARC header.
+- The container is chosen by the file's first bytes, not its name
+  (:mod:`pipeline.sources.containers`): gzip, zstd (with the WARC-zstd dictionary frame),
+  LZ4 and bzip2 members are read as one stream (RFC 1952 §2.2 for gzip), while remembering
+  where each member starts; anything else is read plain. A whole-file gzip (one member
+  holding many records, which warcio refuses) and a record split over two members are
+  read too; such records carry ``offset_in_member`` (see :class:`RawRecord`).
+- After a broken record (unparsable header, header block over ``max_header``, corrupt
+  member, missing Content-Length) the reader yields a ``RecordError`` at that offset and
+  resynchronizes: compressed files at the next member whose content starts like a record,
+  plain files (and inside a member) at the next line that starts like a WARC or ARC header.
 - A block shorter than its Content-Length is kept and flagged (``block_truncated``), with
-  the reason: ``"gzip"`` when its gzip member is cut off, ``"length"`` otherwise;
+  the reason: ``"gzip"`` when its member is cut off, ``"length"`` when the file ends
+  first, ``"next-record"`` when the block holds the start of another record (a
+  Content-Length that lies: the block is cut there and reading goes on from that record),
   ``"framing"`` when data other than the record separator follows the block (the
   Content-Length was too small, so the block is probably cut short), ``"cap"`` when the
   block is over ``max_block`` and only its start is kept.
@@ -26,10 +31,8 @@ that a bad record never stops a file:
 
 from __future__ import annotations
 
-import logging
 import re
 import uuid
-import zlib
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -40,9 +43,9 @@ from warcio.statusandheaders import StatusAndHeaders
 
 from pipeline.errors import RecordError
 from pipeline.inflate import INFLATE_ERRORS
+from pipeline.sources.containers import Codec
 from pipeline.sources.record import RawRecord
 from pipeline.sources.streams import (
-    GZIP_MAGIC,
     WARC_LINE,
     CompressedSource,
     LineSource,
@@ -50,16 +53,22 @@ from pipeline.sources.streams import (
     find_next_member,
 )
 
-MAX_BLOCK = 128 * 2**20  # a block over this is cut (block_truncation="cap"); keeps memory bounded
+#: Blocks over this are cut (block_truncation="cap"); the runner passes the rules'
+#: ``max_decompressed``, since a longer body could not be decoded anyway.
+MAX_BLOCK = 64 * 2**20
+#: A WARC/ARC header block (all its lines) over this is an error: no writer produces one,
+#: and an unbounded header line would hold the whole file in memory.
+MAX_HEADER = 2**20
 KEEP_BLOCK = frozenset({"response", "resource", "metadata"})
 MAX_METADATA_BLOCK = 2**20  # CC metadata records are a few hundred bytes
 RESYNC_LINE = 1 << 16  # while searching for the next record, read lines in pieces this big
 _LOADER = ArcWarcRecordLoader(verify_http=False, arc2warc=True)
-# warcio logs a warning for every WARC-Target-URI with spaces (it percent-encodes them);
-# on a crawl that floods the progress display, and the URL is kept either way.
-logging.getLogger("warcio.recordloader").setLevel(logging.ERROR)
-_LZ4_MAGIC = b"\x04\x22\x4d\x18"
-_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+# A record start inside a block: "WARC/x.y" alone on a line, then a header field line.
+_EMBEDDED_RECORD = re.compile(rb"(?:^|\n)(WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:)")
+
+
+class HeaderTooLong(Exception):
+    """A WARC/ARC header block over the reader's cap."""
 
 
 @dataclass(slots=True)
@@ -75,6 +84,11 @@ class _Parsed:
     short: bool
     capped: bool
     overrun: bool = False  # data continues after the block where a separator should be
+    next_record: bool = False  # the block was cut where another record starts
+    # Where to look again for records the block swallowed (its Content-Length ran past the
+    # end of the file): the position just after this record's header.
+    rescan_from: int | None = None
+    lead: int = -1  # where the blank lines before the record began (-1: there were none)
 
 
 @dataclass(slots=True)
@@ -94,9 +108,35 @@ class _Format:
     known: str | None = None
 
 
-def _error_type(exc: BaseException) -> str:
-    if isinstance(exc, INFLATE_ERRORS):
-        return "source-gzip-corrupt"
+class _HeaderLines:
+    """The stream as warcio's header parser sees it: ``readline`` stops at ``budget``
+    bytes in all (raising :class:`HeaderTooLong`), ``read`` is passed through."""
+
+    __slots__ = ("_src", "_left")
+
+    def __init__(self, src: LineSource, budget: int) -> None:
+        self._src = src
+        self._left = budget
+
+    def readline(self, limit: int = -1) -> bytes:
+        line = self._src.readline(self._left + 1)
+        self._left -= len(line)
+        if self._left < 0:
+            raise HeaderTooLong("header block over the cap")
+        return line
+
+    def read(self, n: int = -1) -> bytes:
+        return self._src.read(n)
+
+    def tell(self) -> int:
+        return self._src.tell()
+
+
+def _error_type(exc: BaseException, caps: _Caps) -> str:
+    if isinstance(exc, caps.errors):
+        return caps.corrupt
+    if isinstance(exc, HeaderTooLong):
+        return "source-header-too-long"
     if isinstance(exc, EOFError):
         return "source-truncated-record"
     name = type(exc).__name__
@@ -105,23 +145,25 @@ def _error_type(exc: BaseException) -> str:
     return "source-read-failed"
 
 
-def _read_records(src: LineSource, fmt: _Format, max_block: int) -> Iterator[_Parsed | _Broken]:
+def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *,
+                  resyncing: bool = False) -> Iterator[_Parsed | _Broken]:
     """Records from ``src`` until it ends.
 
     After a :class:`_Broken` record the stream is searched, line by line, for the next line
     that starts a record (``WARC/x.y`` or, in an ARC file, a plausible URL line), and
     reading goes on from there; the bytes skipped belong to the broken record's error.
-    A corrupt compressed stream (``source-gzip-corrupt``) ends the iteration: the caller
-    resynchronizes on the file.
+    ``resyncing`` starts in that search. A corrupt compressed stream (``source-gzip-corrupt``)
+    ends the iteration, and so does a record whose block ran to the end of the stream
+    (``rescan_from`` set): the caller resynchronizes on the file.
     """
-    resyncing = False
     at_line_start = True
+    lead = -1
     while True:
         start = src.tell()
         try:
-            line = src.readline(RESYNC_LINE if resyncing else None)
+            line = src.readline(RESYNC_LINE if resyncing else caps.max_header + 1)
         except Exception as exc:  # noqa: BLE001 - corrupt compressed data between records
-            yield _Broken(start, _error_type(exc), f"{type(exc).__name__}: {exc}")
+            yield _Broken(start, _error_type(exc, caps), f"{type(exc).__name__}: {exc}")
             return
         if not line:
             return
@@ -134,16 +176,32 @@ def _read_records(src: LineSource, fmt: _Format, max_block: int) -> Iterator[_Pa
                 continue
             resyncing = False
         elif not line.strip():
+            if lead < 0:
+                lead = start
             continue  # blank lines between records (WARC: CRLF CRLF; ARC: LF, or none)
-        item = _read_one(src, line, start, fmt, max_block)
+        elif len(line) > caps.max_header:
+            # A first line over the cap: not a record line at all, unless it starts like one.
+            kind = ("source-header-too-long" if line.startswith(b"WARC/")
+                    else "source-invalid-record-header")
+            item: _Parsed | _Broken = _Broken(
+                start, kind, f"a line of over {caps.max_header} bytes: {line[:80]!r}")
+            yield item
+            resyncing, at_line_start = True, False
+            continue
+        item = _read_one(src, line, start, fmt, caps)
+        if isinstance(item, _Parsed):
+            item.lead = lead
+        lead = -1
         yield item
         if isinstance(item, _Broken):
-            if item.error_type == "source-gzip-corrupt":
+            if item.error_type == caps.corrupt:
                 return
             resyncing, at_line_start = True, True
+        elif item.rescan_from is not None:
+            return
 
 
-def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, max_block: int) -> _Parsed | _Broken:
+def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, caps: _Caps) -> _Parsed | _Broken:
     is_warc = line.startswith(b"WARC/")
     if fmt.known is None:
         fmt.known = "warc" if is_warc else "arc"
@@ -152,8 +210,11 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, max_block:
     if fmt.known == "warc" and not is_warc:
         return _Broken(start, "source-invalid-record-header", f"not a WARC record: {line[:80]!r}")
     record_id = None
+    rescan_from = None
+    next_record = False
     try:
-        rec = _LOADER.parse_record_stream(src, line, fmt.known, no_record_parse=True)
+        lines = _HeaderLines(src, caps.max_header - len(line))
+        rec = _LOADER.parse_record_stream(lines, line, fmt.known, no_record_parse=True)
         headers = rec.rec_headers
         record_id = headers.get_header("WARC-Record-ID") if is_warc else None
         declared = rec.length
@@ -164,7 +225,8 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, max_block:
                                f"WARC record without a valid Content-Length: {raw_len!r}", record_id)
         declared = max(int(declared or 0), 0)
         rtype = (rec.rec_type or "unknown").strip().lower()
-        keep = max_block if rtype != "metadata" else MAX_METADATA_BLOCK
+        keep = caps.max_block if rtype != "metadata" else min(MAX_METADATA_BLOCK, caps.max_block)
+        block_start = src.tell()
         if rtype in KEEP_BLOCK:
             block = src.read(min(declared, keep))
             got = len(block)
@@ -174,11 +236,24 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, max_block:
         else:
             block, capped = b"", False
             got = src.skip(declared)
-    except Exception as exc:  # noqa: BLE001 - warcio and zlib raise many kinds on bad bytes
-        return _Broken(start, _error_type(exc), f"{type(exc).__name__}: {exc}", record_id)
+        if got < declared and is_warc:
+            # The stream ended inside the block. A Content-Length that lies (runs past
+            # records that follow) must not swallow them: look for a record start inside.
+            cut = _embedded_record(block)
+            if cut is not None:
+                if capped:  # the stream is past the kept block: read again from the record
+                    rescan_from = block_start + cut
+                else:
+                    src.push_back(block[cut:])
+                block = block[:cut].removesuffix(b"\r\n\r\n")
+                next_record, capped, got = True, False, declared
+            elif capped or rtype not in KEEP_BLOCK:
+                rescan_from = block_start + len(block)
+    except Exception as exc:  # noqa: BLE001 - warcio and the decompressors raise many kinds
+        return _Broken(start, _error_type(exc, caps), f"{type(exc).__name__}: {exc}", record_id)
     end = src.tell()
     overrun = False
-    if got == declared and not capped:
+    if got == declared and not capped and not next_record:
         try:
             after = src.peekline()
         except Exception:  # noqa: BLE001 - a later corrupt member is reported on its own
@@ -187,7 +262,24 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, max_block:
         overrun = bool(after.strip()) and not (
             after.startswith(b"WARC/") or (fmt.known == "arc" and _plausible_arc_line(after)))
     return _Parsed(start, end, headers, None if is_warc else line, rtype, block,
-                   got < declared, capped, overrun)
+                   got < declared, capped, overrun, next_record, rescan_from)
+
+
+def _embedded_record(block: bytes) -> int | None:
+    """Where a WARC record starts inside ``block`` (a ``WARC/x.y`` line followed by a
+    header field line), else None."""
+    m = _EMBEDDED_RECORD.search(block)
+    return m.start(1) if m else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Caps:
+    """The reader's limits, and what the container's decompressor raises."""
+
+    max_block: int = MAX_BLOCK
+    max_header: int = MAX_HEADER
+    errors: tuple[type[BaseException], ...] = INFLATE_ERRORS
+    corrupt: str = "source-gzip-corrupt"  # the error type for corrupt compressed data
 
 
 def _plausible_arc_line(line: bytes) -> bool:
@@ -221,9 +313,11 @@ def _to_raw(p: _Parsed, name: str, offset: int, length: int, in_member: int | No
         record_id = get("warc-record-id") or _record_id(name, offset, in_member)
     if p.capped:
         truncation = "cap"
+    elif p.next_record:
+        truncation = "next-record"
     elif p.overrun:
         truncation = "framing"
-    bad = p.short or p.capped or p.overrun
+    bad = p.short or p.capped or p.overrun or p.next_record
     return RawRecord(
         warc_filename=name,
         warc_record_offset=offset,
@@ -250,99 +344,144 @@ def _err(name: str, offset: int | None, error_type: str, message: str,
                        warc_filename=name, offset=offset, record_id=record_id)
 
 
-def _iter_plain(fh: BinaryIO, name: str, max_block: int) -> Iterator[RawRecord | RecordError]:
-    for item in _read_records(LineSource(fh, 0), _Format(), max_block):
-        if isinstance(item, _Broken):
-            yield _err(name, item.start, item.error_type, item.message, item.record_id)
-        else:
-            yield _to_raw(item, name, item.start, item.end - item.start, None, "length")
-
-
-def _iter_gzip(fh: BinaryIO, name: str, max_block: int) -> Iterator[RawRecord | RecordError]:
+def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
+                resyncing: bool = False) -> Iterator[RawRecord | RecordError]:
     fmt = _Format()
-    start_at: int | None = 0
+    at: int | None = start
+    while at is not None:
+        fh.seek(at)
+        src = LineSource(fh, at)
+        at = None
+        for item in _read_records(src, fmt, caps, resyncing=resyncing):
+            if isinstance(item, _Broken):
+                yield _err(name, item.start, item.error_type, item.message, item.record_id)
+                continue
+            yield _to_raw(item, name, item.start, item.end - item.start, None, "length")
+            at = item.rescan_from
+        resyncing = True  # a rescan looks for the records a lying Content-Length swallowed
+
+
+def _iter_members(fh: BinaryIO, name: str, codec: Codec, start: int,
+                  caps: _Caps) -> Iterator[RawRecord | RecordError]:
+    fmt = _Format()
+    start_at: int | None = start
+    skip = 0
     while start_at is not None:
         comp = CompressedSource(fh, start_at)
-        if comp.peek(3) != GZIP_MAGIC:
-            nxt = find_next_member(fh, start_at)
+        head = comp.peek(8)
+        pad = codec.padding(head)
+        if pad is not None:
+            start_at += pad  # a zstd skippable frame (dictionary, extension) is not a record
+            continue
+        if not codec.starts_member(head):
+            nxt = find_next_member(fh, start_at, codec)
             yield from _gap_error(fh, name, start_at, nxt)
             start_at = nxt
             continue
-        start_at = yield from _chain_records(MemberChain(comp), fh, fmt, name, max_block)
+        chain = MemberChain(comp, codec)
+        start_at, skip = yield from _chain_records(chain, fh, fmt, name, codec, caps, skip)
 
 
 _RECORD_ID = re.compile(rb"WARC-Record-ID:[ \t]*(<[^>\r\n]{1,200}>)")
 
 
-def _salvage_record_id(fh: BinaryIO, offset: int) -> str | None:
+def _salvage_record_id(fh: BinaryIO, offset: int, codec: Codec) -> str | None:
     """The WARC-Record-ID of a corrupt member, decompressed piece by piece up to the error
-    (zlib drops the output of the call that fails), so the error row can name the record."""
+    (a decompressor drops the output of the call that fails), so the error row can name
+    the record."""
     fh.seek(offset)
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    d = codec.new()
     head = b""
     try:
         while len(head) < 8192 and not d.eof:
             piece = fh.read(64)
             if not piece:
                 break
-            head += d.decompress(piece)
-    except zlib.error:
+            head += d.decompress(piece, 8192)
+    except Exception:  # noqa: BLE001 - the corruption itself; keep what came before it
         pass
     m = _RECORD_ID.search(head)
     return m.group(1).decode("latin-1") if m else None
 
 
 def _gap_error(fh: BinaryIO, name: str, start: int, nxt: int | None) -> Iterator[RecordError]:
-    """An error for bytes between members that are not a gzip member (padding is ignored)."""
+    """An error for bytes between members that are not a member (padding is ignored)."""
     fh.seek(start)
-    gap = fh.read((nxt - start) if nxt is not None else -1)
-    if gap.strip(b"\x00\r\n\t "):
+    size = 0
+    junk = False
+    while nxt is None or size < nxt - start:
+        piece = fh.read(min(1 << 16, (nxt - start - size) if nxt is not None else 1 << 16))
+        if not piece:
+            break
+        size += len(piece)
+        junk = junk or bool(piece.strip(b"\x00\r\n\t "))
+    if junk:
         yield _err(name, start, "source-not-a-gzip-member",
-                   f"{len(gap)} bytes that are not a gzip member")
+                   f"{size} bytes that are not a compressed member")
 
 
-def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str,
-                   max_block: int) -> Generator[RawRecord | RecordError, None, int | None]:
-    """The records of a run of gzip members; returns where to resume (None: end of file).
+def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, codec: Codec,
+                   caps: _Caps, skip: int) -> Generator[RawRecord | RecordError, None, tuple[int | None, int]]:
+    """The records of a run of members; returns where to resume: ``(compressed offset, bytes
+    to skip in its decompressed stream)``, or ``(None, 0)`` at the end of the file.
 
     Each record is yielded once the next one (or the end) is seen, because only then is its
-    compressed extent known.
+    compressed extent known. ``skip`` decompressed bytes are passed over first, searching
+    for a record start (a rescan after a Content-Length that ran past the end).
     """
     src = LineSource(chain, 0)
+    if skip:
+        src.skip(skip)
     held: _Parsed | None = None
+    caps = _Caps(caps.max_block, caps.max_header, codec.errors, f"source-{codec.name}-corrupt")
+
+    def edge(pos: int, lead: int) -> int:
+        # A separator that a writer put at the start of the next member (warcio's
+        # example-wrong-chunks) does not move the record off its member's start.
+        if lead >= 0 and chain.boundary(pos) is None:
+            member = chain.member_at(pos)[0]
+            if lead <= member:
+                return member
+        return pos
 
     def emit(p: _Parsed, end: int, last: bool) -> RawRecord:
-        offset, length, in_member = chain.locate(p.start, end)
+        offset, length, in_member = chain.locate(edge(p.start, p.lead), end)
         truncation = "gzip" if (last and chain.truncated) else "length"
         return _to_raw(p, name, offset, length, in_member, truncation)
 
-    for item in _read_records(src, fmt, max_block):
+    for item in _read_records(src, fmt, caps, resyncing=skip > 0):
         if isinstance(item, _Broken):
-            corrupt = item.error_type == "source-gzip-corrupt"
+            corrupt = item.error_type == caps.corrupt
             bad = chain.current if corrupt else chain.member_at(item.start)[1]
             if held is not None:
                 if corrupt and chain.member_at(held.start)[1] == bad:
                     # The member's checks (CRC-32/ISIZE) failed after its record was read:
                     # the record's bytes are in doubt, so the record is the error.
                     rid = held.headers.get_header("WARC-Record-ID")
-                    yield _err(name, bad, item.error_type, f"gzip member corrupt: {item.message}", rid)
-                    return find_next_member(fh, bad + 1)
+                    yield _err(name, bad, item.error_type, f"member corrupt: {item.message}", rid)
+                    return find_next_member(fh, bad + 1, codec), 0
                 yield emit(held, item.start, last=False)
                 held = None
             error_type = item.error_type
             if chain.truncated and not corrupt:
                 error_type = "source-truncated-record"  # the file ends inside this record
-            record_id = item.record_id or (_salvage_record_id(fh, bad) if corrupt else None)
+            record_id = item.record_id or (_salvage_record_id(fh, bad, codec) if corrupt else None)
             inside = item.start - chain.member_at(item.start)[0]
             where = f" (at byte {inside} of the decompressed member)" if inside else ""
             yield _err(name, bad, error_type, item.message + where, record_id)
             if corrupt:
-                return find_next_member(fh, bad + 1)
+                return find_next_member(fh, bad + 1, codec), 0
             continue  # _read_records has resynchronized inside the stream
         if held is not None:
-            yield emit(held, item.start, last=False)
+            yield emit(held, edge(item.start, item.lead), last=False)
         held = item
         chain.forget_before(held.start)
+        if item.rescan_from is not None:
+            # The block ran to the end of the file: yield it, then read again from just
+            # after its header, looking for the records it swallowed.
+            yield emit(held, src.tell(), last=True)
+            dstart, coffset = chain.member_at(item.rescan_from)
+            return coffset, item.rescan_from - dstart
     if held is not None:
         yield emit(held, src.tell(), last=True)
     if chain.truncated and chain.starts:
@@ -350,41 +489,25 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str,
         if held is None or held.end <= cut_start:
             # The file ends inside a member that did not give a record: not silently.
             yield _err(name, cut_offset, "source-truncated-record",
-                       "the file ends inside this gzip member before a whole record header")
+                       "the file ends inside this member before a whole record header")
     if chain.garbage_at is None:
-        return None
-    nxt = find_next_member(fh, chain.garbage_at)
+        return None, 0
+    nxt = find_next_member(fh, chain.garbage_at, codec)
     yield from _gap_error(fh, name, chain.garbage_at, nxt)
-    return nxt
+    return nxt, 0
 
 
-def iter_archive(path: str, *, max_block: int = MAX_BLOCK) -> Iterator[RawRecord | RecordError]:
-    """Every record of a WARC/ARC file as a :class:`RawRecord`, or a ``RecordError``.
+def read_careful(fh: BinaryIO, name: str, codec: Codec | None, *, start: int = 0,
+                 max_block: int = MAX_BLOCK, max_header: int = MAX_HEADER,
+                 ) -> Iterator[RawRecord | RecordError]:
+    """Every record of ``fh`` from compressed offset ``start`` (a member or record start)
+    on, as a :class:`RawRecord` or a ``RecordError``; ``codec`` None reads it plain.
 
-    Never raises for bad data: an unreadable file gives one ``RecordError`` with offset
-    None; a broken record gives a ``RecordError`` at its offset and reading resumes at the
-    next record that can be found. Records come in file order; Common Crawl metadata is not
-    joined here (see :func:`pipeline.sources.ccmeta.join_metadata`).
+    Never raises for bad data: a broken record gives a ``RecordError`` at its offset and
+    reading resumes at the next record that can be found. Seeks back only to recover.
     """
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed in the finally below
-    except OSError as exc:
-        yield _err(path, None, "source-unreadable-file", f"{type(exc).__name__}: {exc}")
-        return
-    try:
-        magic = fh.read(4)
-        fh.seek(0)
-        if not magic:
-            yield _err(path, None, "source-empty-file", "the file is empty")
-        elif magic[:3] == GZIP_MAGIC:
-            yield from _iter_gzip(fh, path, max_block)
-        elif magic in (_LZ4_MAGIC, _ZSTD_MAGIC):
-            kind = "LZ4" if magic == _LZ4_MAGIC else "zstd"
-            yield _err(path, None, "source-unsupported-compression",
-                       f"{kind}-compressed archives are not supported (decompress first)")
-        else:
-            yield from _iter_plain(fh, path, max_block)
-    except OSError as exc:
-        yield _err(path, None, "source-unreadable-file", f"{type(exc).__name__}: {exc}")
-    finally:
-        fh.close()
+    caps = _Caps(max_block, max_header)
+    if codec is None:
+        yield from _iter_plain(fh, name, start, caps)
+    else:
+        yield from _iter_members(fh, name, codec, start, caps)

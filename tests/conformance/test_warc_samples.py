@@ -37,11 +37,11 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
     "pywb/iana.warc.gz": (343, 0, 20),
     "pywb/missing-status-text.warc": (1, 0, 0),  # a 302 with Content-Length: 0
     "resiliparse/block-sized-records.warc.gz": (3, 0, 0),  # WARC-Type "unknown"
-    "resiliparse/block-sized-records.warc.lz4": (0, 1, 0),  # LZ4: one file-level error
+    "resiliparse/block-sized-records.warc.lz4": (3, 0, 0),  # the same records as the .gz
     "resiliparse/clipped.warc.gz": (1, 0, 1),  # truncated, see below
     "resiliparse/clueweb-quirk.warc.gz": (30, 0, 29),
     "resiliparse/warcfile.warc.gz": (50, 0, 16),
-    "resiliparse/warcfile.warc.lz4": (0, 1, 0),
+    "resiliparse/warcfile.warc.lz4": (50, 0, 16),  # the same records as the .gz
     # filedesc + 3 records; none holds an HTTP message: two are empty (length -1 and "abc"
     # become 0), the third's 1-byte block is "\n"; all three are skipped as empty-record
     "warcio/bad.arc": (4, 0, 0),
@@ -184,3 +184,13 @@ def test_offsets_and_lengths_equal_warcio_where_warcio_reads_the_file(corpus: Pa
             rec.raw_stream.read()
             theirs.append((it.get_record_offset(), it.get_record_length()))
     assert sorted(ours) == theirs
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED), ids=sorted(EXPECTED))
+def test_fast_path_and_careful_reader_give_identical_records(corpus: Path, name: str) -> None:
+    # FastWARC reads what it can and hands the rest to the careful reader: the records
+    # (locators, flags, blocks) and errors must be those the careful reader alone gives.
+    from pipeline.sources.archive import iter_archive
+
+    path = str(corpus / "warc-samples" / name)
+    assert list(iter_archive(path)) == list(iter_archive(path, reader="careful"))

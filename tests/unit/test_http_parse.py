@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.errors import RecordError
-from pipeline.http import HttpResponse, parse_response
+from pipeline.http import HttpResponse, parse_response, select_response
 from pipeline.sources.record import RawRecord
 
 PAGE = b"<!doctype html><title>t</title><p>caf\xc3\xa9</p>"
@@ -141,3 +141,26 @@ def test_undecodable_body_of_a_declared_non_text_type_is_not_an_error() -> None:
     # the same bytes declared as HTML are an error row
     err = parse_response(raw(block.replace(b"image/png", b"text/html")))
     assert isinstance(err, RecordError) and err.error_type == "http-content-encoding-failed"
+
+
+def _fault_responses() -> list:
+    from pathlib import Path
+
+    from pipeline.sources import iter_records
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "warc" / "http-faults.warc.gz"
+    return [parse_response(r) for r in iter_records(str(path)) if r.record_type == "response"]
+
+
+def test_invalid_chunked_framing_is_flagged_not_written_as_fine() -> None:
+    bad_chunked, _ = _fault_responses()
+    # "3" announces 3 bytes, the page follows: the framing is invalid, the body kept as stored
+    assert bad_chunked.content_truncated == "chunked-framing"
+    assert bad_chunked.body.startswith(b"3\r\n<!doctype html>")
+
+
+def test_a_one_mib_header_line_does_not_hide_the_body() -> None:
+    _, long_header = _fault_responses()
+    assert long_header.content_truncated == "http-headers"
+    assert long_header.body.startswith(b"<!doctype html>") and long_header.mime_type == "text/html"
+    assert select_response(long_header) is None  # decoded, not skipped as empty-body

@@ -107,3 +107,33 @@ def test_header_block_without_status_line_takes_the_status_column(tmp_path: Path
     assert not isinstance(first, RecordError) and not isinstance(second, RecordError)
     assert (first.status, first.body, first.mime_type) == (410, b"<p>a</p>", "text/html")
     assert (second.status, second.body) == (None, b"<p>b</p>")  # no status stored anywhere
+
+
+def test_equal_large_cells_dictionary_encoded_are_all_read(tmp_path: Path) -> None:
+    # 40 equal 2 MiB bodies: dictionary-encoded, a few KB on disk; read one row at a time
+    big = b"<p>" + b"x" * (2 << 20)
+    path = write(tmp_path, pa.table({"url": [f"http://a.test/{i}" for i in range(40)],
+                                     "body": [big] * 40}))
+    assert Path(path).stat().st_size < 100_000
+    recs = list(iter_records(path))
+    assert [r.warc_record_offset for r in recs] == list(range(40))
+    assert all(isinstance(r, RawRecord) and r.http_block == big for r in recs)
+
+
+def test_a_body_cell_over_the_cap_is_cut_and_flagged(tmp_path: Path) -> None:
+    path = write(tmp_path, pa.table({"url": ["http://a.test/"], "body": [b"<p>" + b"y" * 5000],
+                                     "headers": [b"Content-Type: text/html"]}))
+    (rec,) = list(iter_records(path, max_block=1000))
+    assert isinstance(rec, RawRecord)
+    assert rec.block_truncated and rec.block_truncation == "cap"
+    assert rec.warc_record_length == 5003  # the stored length
+    resp = parse_response(rec)
+    assert not isinstance(resp, RecordError)
+    assert resp.content_truncated == "cap" and len(resp.body) == 1000
+
+
+def test_reads_from_a_callers_file_object(tmp_path: Path) -> None:
+    path = write(tmp_path, pa.table({"url": ["http://a.test/"], "body": [b"<p>hi"]}))
+    with open(path, "rb") as fh:
+        (rec,) = list(iter_records("gs://bucket/raw.parquet", fileobj=fh))
+    assert isinstance(rec, RawRecord) and rec.warc_filename == "gs://bucket/raw.parquet"

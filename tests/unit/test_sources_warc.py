@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from pipeline.errors import RecordError
 from pipeline.sources import iter_records
+from pipeline.sources.archive import iter_archive
 from pipeline.sources.ccmeta import JOIN_WINDOW
 from pipeline.sources.record import RawRecord
-from pipeline.sources.warc import iter_archive
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "warc"
@@ -67,8 +67,55 @@ CASES = {
     # warcio skips the line after a record when no blank line separates ARC records
     "arc-no-blank-lines.arc": ["warcinfo", "response", "response"],
     "empty.warc.gz": ["!source-empty-file"],
-    "lz4-framed.warc.lz4": ["!source-unsupported-compression"],
+    "lz4-corrupt-frame.warc.lz4": ["!source-lz4-corrupt"],
+    # a Content-Length of 2 GiB: the block is cut at the next record, all 9 records read
+    "content-length-lies.warc": ["warcinfo"] + ["response"] * 8,
+    "content-length-lies.warc.gz": ["warcinfo"] + ["response"] * 8,
+    # the same lie on a request (block not kept): read again from after its header
+    "content-length-lies-request.warc.gz": ["warcinfo", "request", "response", "response", "response"],
+    # a 2 MiB header line: over the 1 MiB header cap, an error; the next record is read
+    "header-line-over-cap.warc.gz": ["warcinfo", "!source-header-too-long", "response"],
+    "http-faults.warc.gz": ["warcinfo", "response", "response"],
 }
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.iterdir()))
+def test_fast_path_and_careful_reader_give_identical_records(name: str) -> None:
+    path = str(FIXTURES / name)
+    assert list(iter_archive(path)) == list(iter_archive(path, reader="careful"))
+
+
+@pytest.mark.parametrize("name", ["content-length-lies.warc", "content-length-lies.warc.gz"])
+def test_a_lying_content_length_is_cut_at_the_next_record_and_flagged(name: str) -> None:
+    items = read(name)
+    liar = items[1]
+    assert isinstance(liar, RawRecord)
+    assert liar.block_truncated and liar.block_truncation == "next-record"
+    # the liar's block is its own response only, not the records after it
+    assert liar.http_block.endswith(b"</html>\n") and b"WARC/1.1" not in liar.http_block
+    ids = [i.record_id for i in items if isinstance(i, RawRecord)]
+    assert len(ids) == 9 == len(set(ids))
+
+
+def test_a_lie_longer_than_the_block_cap_is_found_in_the_kept_part() -> None:
+    items = list(iter_archive(str(FIXTURES / "content-length-lies.warc.gz"), max_block=4096))
+    assert shape(items) == ["warcinfo"] + ["response"] * 8
+    assert isinstance(items[1], RawRecord) and items[1].block_truncation == "next-record"
+
+
+def test_header_cap_is_a_keyword() -> None:
+    # the 2 MiB line passes a 4 MiB cap; the record is then read whole
+    items = list(iter_archive(str(FIXTURES / "header-line-over-cap.warc.gz"), max_header=4 << 20))
+    assert shape(items) == ["warcinfo", "response", "response"]
+
+
+def test_reading_from_a_callers_file_object_keeps_the_name_as_locator() -> None:
+    import io
+
+    data = (FIXTURES / "cc-metadata-join.warc.gz").read_bytes()
+    items = list(iter_records("s3://bucket/crawl.warc.gz", fileobj=io.BytesIO(data)))
+    assert shape(items) == CASES["cc-metadata-join.warc.gz"]
+    assert {i.warc_filename for i in items} == {"s3://bucket/crawl.warc.gz"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES), ids=sorted(CASES))

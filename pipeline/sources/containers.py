@@ -1,0 +1,200 @@
+"""The compressed containers an archive comes in, recognised by their first bytes.
+
+Each codec reads a file as a series of independently compressed members (a gzip member, a
+zstd or LZ4 frame, a bzip2 stream), one record per member in the normal case, so that every
+record keeps a compressed offset and length. Every decompressor here is driven through the
+one contract zlib defines (``decompress(data, max_length)``, ``unconsumed_tail``,
+``unused_data``, ``eof``): output is always bounded by ``max_length``, whatever the input.
+
+=========  ==============================  ==============================================
+codec      magic                           member
+=========  ==============================  ==============================================
+``gzip``   ``1f 8b 08``                    RFC 1952 member (WARC 1.1 Annex D)
+``zstd``   ``28 b5 2f fd``                 RFC 8878 frame; IIPC *Zstandard Compression for
+           (or ``5d 2a 4d 18``: a          WARC Files 1.0*: an optional dictionary in a
+           dictionary frame first)         skippable frame (magic 0x184D2A5D) at the start
+                                           of the file, other skippable frames skipped
+``lz4``    ``04 22 4d 18``                 LZ4 frame (FastWARC writes one per record)
+``bzip2``  ``42 5a 68`` ("BZh")            bzip2 stream
+=========  ==============================  ==============================================
+"""
+
+from __future__ import annotations
+
+import bz2
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import lz4.frame
+import zstandard
+
+from pipeline.inflate import GZIP_WBITS, INFLATE_ERRORS, decompressobj
+
+GZIP_MAGIC = b"\x1f\x8b\x08"  # ID1 ID2 CM=deflate (RFC 1952 §2.3.1)
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # RFC 8878 §3.1.1 Magic_Number 0xFD2FB528, little-endian
+LZ4_MAGIC = b"\x04\x22\x4d\x18"  # LZ4 frame format: Magic Number 0x184D2204, little-endian
+BZIP2_MAGIC = b"BZh"
+# RFC 8878 §3.1.2: skippable frames have magics 0x184D2A50-0x184D2A5F; the WARC-zstd
+# proposal's dictionary frame is 0x184D2A5D.
+ZSTD_DICT_MAGIC = b"\x5d\x2a\x4d\x18"
+_SKIPPABLE_LOW = 0x184D2A50
+MAX_ZSTD_DICTIONARY = 16 << 20  # a dictionary frame larger than this is not a dictionary
+# zstd's decompressobj has no output bound: feed it this much input per call, so that one
+# call's output stays below ~32 MiB even for the format's best ratio (RLE blocks).
+_ZSTD_PIECE = 1024
+
+
+class DictionaryError(ValueError):
+    """A WARC-zstd dictionary frame that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    """How one kind of member is recognised and decompressed."""
+
+    name: str
+    magic: bytes
+    new: Callable[[], Any]  # a zlib-like decompressor for one member
+    errors: tuple[type[BaseException], ...]  # what it raises on corrupt data
+
+    def starts_member(self, head: bytes) -> bool:
+        """True when ``head`` (the next bytes of the file) begins a member."""
+        return head.startswith(self.magic)
+
+    def padding(self, head: bytes) -> int | None:
+        """The size of a frame to skip that ``head`` starts with (zstd's skippable frames:
+        the WARC-zstd dictionary and extension frames), else None."""
+        return skippable_frame_size(head) if self.name == "zstd" else None
+
+
+class _NeedsInput:
+    """zlib's contract over a decompressor that keeps its own input (bz2, LZ4)."""
+
+    __slots__ = ("_d", "unconsumed_tail")
+
+    def __init__(self, d: Any) -> None:
+        self._d = d
+        self.unconsumed_tail = b""
+
+    @property
+    def eof(self) -> bool:
+        return bool(self._d.eof)
+
+    @property
+    def unused_data(self) -> bytes:
+        return bytes(self._d.unused_data or b"") + self.unconsumed_tail
+
+    def decompress(self, data: bytes, max_length: int = -1) -> bytes:
+        if self._d.eof:
+            self.unconsumed_tail = data
+            return b""
+        if not self._d.needs_input:
+            # It still holds input from the last call: hand the new bytes back untouched.
+            self.unconsumed_tail = data
+            data = b""
+        else:
+            self.unconsumed_tail = b""
+        return bytes(self._d.decompress(data, max_length))
+
+
+class _ZstdBounded:
+    """zlib's contract (bounded output) over zstandard's unbounded decompressobj."""
+
+    __slots__ = ("_d", "_extra", "_rest", "unconsumed_tail")
+
+    def __init__(self, d: Any) -> None:
+        self._d = d
+        self._extra = b""  # output made beyond the last call's max_length
+        self._rest = b""  # input after the frame's end, never fed
+        self.unconsumed_tail = b""
+
+    @property
+    def eof(self) -> bool:
+        return bool(self._d.eof) and not self._extra
+
+    @property
+    def unused_data(self) -> bytes:
+        return bytes(self._d.unused_data) + self._rest
+
+    def decompress(self, data: bytes, max_length: int = -1) -> bytes:
+        want = max_length if max_length > 0 else 1 << 62
+        out = [self._extra]
+        got = len(self._extra)
+        pos = 0
+        while got < want and pos < len(data) and not self._d.eof:
+            piece = self._d.decompress(data[pos : pos + _ZSTD_PIECE])
+            pos += _ZSTD_PIECE
+            out.append(piece)
+            got += len(piece)
+        if self._d.eof:
+            self._rest += data[pos:]
+            self.unconsumed_tail = b""
+        else:
+            self.unconsumed_tail = data[pos:]
+        joined = b"".join(out)
+        self._extra = joined[want:]
+        return joined[:want]
+
+
+def zstd_codec(dictionary: bytes | None = None) -> Codec:
+    """The zstd codec, with the file's dictionary when it has one."""
+    dctx = (zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(dictionary))
+            if dictionary else zstandard.ZstdDecompressor())
+    return Codec("zstd", ZSTD_MAGIC, lambda: _ZstdBounded(dctx.decompressobj()),
+                 (zstandard.ZstdError,))
+
+
+GZIP = Codec("gzip", GZIP_MAGIC, lambda: decompressobj(GZIP_WBITS), INFLATE_ERRORS)
+LZ4 = Codec("lz4", LZ4_MAGIC, lambda: _NeedsInput(lz4.frame.LZ4FrameDecompressor()), (RuntimeError,))
+BZIP2 = Codec("bzip2", BZIP2_MAGIC, lambda: _NeedsInput(bz2.BZ2Decompressor()), (OSError, ValueError))
+ZSTD = zstd_codec()
+
+
+def sniff_codec(head: bytes) -> Codec | None:
+    """The codec a file starting with ``head`` is compressed with; None for plain files.
+
+    >>> sniff_codec(b"\\x1f\\x8b\\x08\\x00").name, sniff_codec(b"BZh91AY").name
+    ('gzip', 'bzip2')
+    >>> sniff_codec(b"WARC/1.1") is None
+    True
+    """
+    if head.startswith(GZIP_MAGIC):
+        return GZIP
+    if head.startswith((ZSTD_MAGIC, ZSTD_DICT_MAGIC)):
+        return ZSTD
+    if head.startswith(LZ4_MAGIC):
+        return LZ4
+    if head.startswith(BZIP2_MAGIC) and head[3:4] in b"123456789" and len(head) >= 4:
+        return BZIP2
+    return None
+
+
+def skippable_frame_size(head: bytes) -> int | None:
+    """The total size of the zstd skippable frame ``head`` starts with, else None.
+
+    RFC 8878 §3.1.2: Magic_Number (4 bytes, 0x184D2A5?), Frame_Size (4 bytes,
+    little-endian), then Frame_Size bytes of user data.
+    """
+    if len(head) < 8:
+        return None
+    magic = int.from_bytes(head[:4], "little")
+    if magic & 0xFFFFFFF0 != _SKIPPABLE_LOW:
+        return None
+    return 8 + int.from_bytes(head[4:8], "little")
+
+
+def read_zstd_dictionary(frame: bytes) -> bytes:
+    """The dictionary held in a WARC-zstd dictionary frame (the proposal's *dict-frame*):
+    the frame's payload is the dictionary, itself zstd-compressed when it starts with a
+    zstd frame magic. Raises :class:`DictionaryError` when it cannot be read."""
+    payload = frame[8:]
+    if payload.startswith(ZSTD_MAGIC):
+        try:
+            reader = zstandard.ZstdDecompressor().stream_reader(payload)
+            payload = reader.read(MAX_ZSTD_DICTIONARY + 1)
+        except zstandard.ZstdError as exc:
+            raise DictionaryError(f"compressed dictionary frame: {exc}") from exc
+    if not payload or len(payload) > MAX_ZSTD_DICTIONARY:
+        raise DictionaryError(f"dictionary of {len(payload)} bytes")
+    return payload

@@ -1,0 +1,319 @@
+"""The fast path: FastWARC reads well-formed WARC files; the careful reader
+(:mod:`pipeline.sources.warc`) takes over wherever FastWARC cannot read a file exactly.
+
+FastWARC (resiliparse's Rust WARC reader) frames and decompresses records 4-6x faster than
+the careful reader, and reads gzip, zstd (with the WARC-zstd dictionary frame) and LZ4.
+But it stops at the first bad record, silently drops a member cut inside its header,
+cannot read ARC, and reports positions that are not record offsets inside a multi-record
+member. So every record it yields is checked before it is passed on, and is held back
+until the next one confirms where it ends:
+
+- the record's start must be a member start (the compressed bytes there carry the codec's
+  magic; a plain file shows ``WARC/`` there), later than the one before;
+- its Content-Length must be a number and its whole block must have been read;
+- in a plain file, only whitespace may separate its block from the next record;
+- after the last record, the rest of the file must be exactly its member (or separator).
+
+When a check fails, or FastWARC raises, the careful reader reads from the start of the
+record in doubt (a seek back: recovery only), yields what it finds (errors with offsets,
+truncation flags, ...), and hands the file back to FastWARC at the first clean record after
+the damage. The bytes FastWARC reads pass through a window kept here (:class:`_Window`), so
+the checks cost no extra reads. Both paths give identical ``RawRecord`` values
+(tests/conformance/test_warc_samples.py and tests/unit/test_sources_warc.py compare them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import uuid
+from collections.abc import Callable, Generator, Iterator
+from functools import partial
+from typing import BinaryIO
+
+from fastwarc.warc import ArchiveIterator
+
+from pipeline.errors import RecordError
+from pipeline.sources.containers import ZSTD_DICT_MAGIC, Codec
+from pipeline.sources.record import RawRecord
+from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful
+
+try:
+    from pipeline.sources import _slots  # type: ignore[attr-defined]
+except ImportError:  # built without a compiler: the dataclass constructor
+    _slots = None
+
+#: Bytes of the file kept behind FastWARC's reads for the checks (it reads 64 KiB at a time).
+WINDOW = 1 << 20
+#: After this many hand-overs in one file the careful reader keeps the rest of it.
+MAX_HANDOVERS = 64
+#: FastWARC's own read size.
+_FASTWARC_BUFFER = 1 << 16
+
+
+class _Window:
+    """The file as FastWARC reads it, keeping the last :data:`WINDOW` bytes for the checks."""
+
+    __slots__ = ("_fh", "_chunks", "_starts", "_end", "eof")
+
+    def __init__(self, fh: BinaryIO, start: int) -> None:
+        self._fh = fh
+        self._chunks: list[bytes] = []
+        self._starts: list[int] = []  # file offset of each kept chunk
+        self._end = start  # file offset after the last byte read
+        self.eof = False
+
+    def tell(self) -> int:
+        return self._end
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._fh.read(n)
+        if not data:
+            self.eof = True
+            return data
+        self._chunks.append(data)
+        self._starts.append(self._end)
+        self._end += len(data)
+        while self._end - self._starts[0] - len(self._chunks[0]) >= WINDOW:
+            del self._chunks[0], self._starts[0]
+        return data
+
+    def span(self, pos: int, end: int) -> bytes | None:
+        """The file's bytes ``[pos, end)`` if they are still kept, else None."""
+        end = min(end, self._end)
+        starts = self._starts
+        if not starts or pos < starts[0] or pos > end:
+            return None
+        i = len(starts) - 1
+        while starts[i] > pos:
+            i -= 1
+        first = self._chunks[i]
+        if end <= starts[i] + len(first):
+            return first[pos - starts[i] : end - starts[i]]
+        j = i
+        while starts[j] + len(self._chunks[j]) < end:
+            j += 1
+        return b"".join(self._chunks[i : j + 1])[pos - starts[i] : end - starts[i]]
+
+    def has_at(self, pos: int, prefix: bytes) -> bool:
+        """True when the file's bytes at ``pos`` start with ``prefix`` (and are still kept)."""
+        if self._chunks:
+            last, at = self._chunks[-1], self._starts[-1]
+            if at <= pos and pos + len(prefix) <= at + len(last):
+                return last.startswith(prefix, pos - at)  # the common case: no slice
+        data = self.span(pos, pos + len(prefix))
+        return data is not None and data.startswith(prefix)
+
+    def find(self, needle: bytes, pos: int, limit: int) -> int | None:
+        """The file offset of ``needle`` at or after ``pos`` within ``limit`` bytes."""
+        data = self.span(pos, pos + limit)
+        if data is None:
+            return None
+        i = data.find(needle)
+        return pos + i if i >= 0 else None
+
+
+def _record_builder() -> Callable[..., RawRecord]:
+    """``RawRecord(*values)``, built in C when that gives the same record: the frozen
+    dataclass's ``__init__`` spends ~150 ns a field on ``object.__setattr__`` (3.3 µs a
+    record); ``_slots.build`` sets the same slot descriptors without a Python call each."""
+    fields = dataclasses.fields(RawRecord)
+    setters = tuple(RawRecord.__dict__.get(f.name) for f in fields)
+    if (_slots is None or hasattr(RawRecord, "__post_init__") or not all(f.init for f in fields)
+            or not all(isinstance(s, types.MemberDescriptorType) for s in setters)):
+        return RawRecord
+    return partial(_slots.build, RawRecord, setters)
+
+
+#: Every field of a RawRecord, in order, passed positionally.
+_new_record = _record_builder()
+
+
+class _Handover(Exception):
+    """Internal: FastWARC cannot go on; the careful reader starts at ``at``."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(at)
+        self.at = at
+
+
+def _target_uri(value: str | None) -> str | None:
+    # As warcio's loader gives it (the careful reader's): "<uri>" unwrapped, spaces as %20.
+    if not value or (value[0] != "<" and " " not in value):
+        return value
+    if value.startswith("<") and value.endswith(">"):
+        value = value[1:-1]
+    return value.replace(" ", "%20") if " " in value else value
+
+
+def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_block: int,
+                  max_header: int) -> Generator[RawRecord, None, int | None]:
+    """FastWARC's records from ``start`` on, checked; returns where the careful reader must
+    take over, or None when the file was read to its end."""
+    fh.seek(start)
+    window = _Window(fh, start)
+    it = iter(ArchiveIterator(window, parse_http=False, max_header_len=max_header))
+    # The record read last, not yet yielded: (offset, header length, block length, the
+    # RawRecord fields after warc_record_length).
+    held: tuple[int, int, int, tuple] | None = None
+    plain = codec is None
+    # A record starts a member: the codec's magic there (Codec.starts_member), or "WARC/".
+    magic = b"WARC/" if codec is None else codec.magic
+    while True:
+        try:
+            rec = next(it)
+        except StopIteration:
+            break
+        except Exception:  # noqa: BLE001 - FastWARC refuses what follows: recover carefully
+            return held[0] if held is not None else start
+        pos = rec.stream_pos
+        if held is not None and pos <= held[0]:
+            return held[0]  # several records in one member: offsets need the careful reader
+        if not window.has_at(pos, magic):
+            return held[0] if held is not None else pos
+        if held is not None:
+            offset, head_len, size, rest = held
+            if plain:
+                # warcio's length: header + block; only whitespace may separate it from this.
+                gap = window.span(offset + head_len + size, pos)
+                if gap is None or gap.strip():
+                    return offset
+                yield _new_record(name, offset, head_len + size, *rest)
+            else:
+                yield _new_record(name, offset, pos - offset, *rest)
+            held = None
+        # One call for all header fields (FastWARC's get() costs ~15 µs a name); the first
+        # occurrence of a name wins, as in the careful reader.
+        fields: dict[str, str] = {}
+        for key, value in rec.headers.items():
+            fields.setdefault(key.lower(), value)
+        get = fields.get
+        length = get("content-length")
+        if length is None or not length.strip().isdigit():
+            return pos
+        declared = int(length)
+        rtype = (get("warc-type") or "unknown").strip().lower()
+        reader = rec.reader
+        if rtype in KEEP_BLOCK:
+            keep = max_block if rtype != "metadata" else min(MAX_METADATA_BLOCK, max_block)
+            wanted = min(declared, keep)
+            block = reader.read(wanted)
+            if len(block) < wanted:
+                block = _read_rest(reader, block, wanted)
+            got = len(block) + (reader.consume() if declared > keep else 0)
+        else:
+            block = b""
+            got = reader.consume()
+        if got != declared:
+            return pos  # cut short: the careful reader flags it and looks for what follows
+        head_len = 0
+        if plain:
+            found = window.find(b"\r\n\r\n", pos, max_header)
+            if found is None:
+                return pos
+            head_len = found + 4 - pos
+        capped = rtype in KEEP_BLOCK and declared > len(block)
+        # The RawRecord fields from record_id on, in their declared order (all of them: see
+        # _new_record).
+        uri = get("warc-target-uri")
+        if uri and (uri[0] == "<" or " " in uri):
+            uri = _target_uri(uri)
+        held = (pos, head_len, declared, (
+            get("warc-record-id") or _record_id(name, pos), rtype,
+            uri, get("warc-date"), block, None, None,
+            get("warc-identified-payload-type"), get("warc-identified-content-charset"), None,
+            get("warc-truncated"), capped, "cap" if capped else None, get("content-type"),
+            None, get("warc-concurrent-to")))
+    if held is None:
+        return None if window.eof and window.tell() == start else start
+    offset, head_len, size, rest = held
+    end = _tail_end(fh, window, codec, offset, head_len + size)
+    if end is None:
+        return offset
+    yield _new_record(name, offset, (head_len + size) if plain else end - offset, *rest)
+    return None
+
+
+def _tail_end(fh: BinaryIO, window: _Window, codec: Codec | None, offset: int,
+              plain_length: int) -> int | None:
+    """The end of the last record's member (or block) when nothing but padding follows it
+    in the file, else None (the careful reader then reads what FastWARC passed over)."""
+    file_end = window.tell()
+    data = window.span(offset, file_end)
+    if data is None:
+        fh.seek(offset)  # a last member larger than the window: read it again
+        data = fh.read()
+    if codec is None:
+        return offset + plain_length if not data[plain_length:].strip() else None
+    d = codec.new()
+    pending = data
+    try:
+        while pending and not d.eof:
+            d.decompress(pending, 1 << 16)  # output discarded: only the member's end counts
+            pending = d.unconsumed_tail
+        while not d.eof and d.decompress(b"", 1 << 16):
+            pass  # ISA-L may still hold output of input it has consumed
+    except Exception:  # noqa: BLE001 - a corrupt last member: the careful reader reports it
+        return None
+    if not d.eof:
+        return None
+    rest = d.unused_data
+    if rest.strip(b"\x00"):
+        return None
+    return offset + len(data) - len(rest)
+
+
+def _read_rest(reader: object, first: bytes, n: int) -> bytes:
+    """``first`` and what follows it up to ``n`` bytes in all (fewer at the end of the data)."""
+    parts = [first]
+    n -= len(first)
+    while n > 0:
+        piece = reader.read(n)  # type: ignore[attr-defined]
+        if not piece:
+            break
+        parts.append(piece)
+        n -= len(piece)
+    return b"".join(parts)
+
+
+def _record_id(name: str, offset: int) -> str:
+    from pathlib import PurePath
+
+    return f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{PurePath(name).name}#{offset}')}>"
+
+
+def iter_fast(fh: BinaryIO, name: str, codec: Codec | None, *, max_block: int,
+              max_header: int) -> Iterator[RawRecord | RecordError]:
+    """Every record of a WARC file (plain, gzip, zstd or LZ4) through FastWARC, with the
+    careful reader taking over where FastWARC cannot read exactly (module docstring)."""
+    fh.seek(0)
+    with_dictionary = fh.read(4) == ZSTD_DICT_MAGIC
+    at: int | None = 0
+    handovers = 0
+    while at is not None:
+        bad = yield from _fast_segment(fh, name, codec, at, max_block, max_header)
+        if bad is None:
+            return
+        handovers += 1
+        # FastWARC learns a zstd dictionary only at the start of the file; and a file it
+        # fails on at once (ARC, say) it will fail on again.
+        hand_back = handovers < MAX_HANDOVERS and not with_dictionary and bad != at
+        at = yield from _careful_until_clean(fh, name, codec, bad, max_block, max_header,
+                                             hand_back)
+
+
+def _careful_until_clean(fh: BinaryIO, name: str, codec: Codec | None, start: int,
+                         max_block: int, max_header: int, hand_back: bool,
+                         ) -> Generator[RawRecord | RecordError, None, int | None]:
+    """The careful reader from ``start``; returns the offset of the first clean record after
+    the damage (FastWARC reads on from there), or None once the file is read."""
+    damaged = False
+    for item in read_careful(fh, name, codec, start=start, max_block=max_block,
+                             max_header=max_header):
+        clean = (isinstance(item, RawRecord) and item.offset_in_member is None
+                 and not item.block_truncated)
+        if hand_back and clean and damaged:
+            return item.warc_record_offset
+        damaged = damaged or not clean
+        yield item
+    return None

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The installed package works: build the wheel and the sdist, install each into a clean venv
+# outside the checkout, and run `run`, `audit`, `diff`, `report` on the sample there.
+# Usage: scripts/package_check.sh PYTHON   (PYTHON: the interpreter that has `build`)
+set -euo pipefail
+python=${1:-python3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/redecode-package-check.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+sample="$root/data/sample"
+start=$SECONDS
+# Dependencies come from a wheelhouse kept between runs (filled from the index only when a
+# requirement is missing), so each venv is new and clean but installs without the network.
+wheels=${REDECODE_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/redecode/package-check-wheels}
+mkdir -p "$wheels"
+step() { echo "[$((SECONDS - start)) s] $*"; }
+quiet() {  # run "$@" with its output kept for a failure only
+  "$@" >"$work/step.log" 2>&1 || { cat "$work/step.log"; echo "failed: $*"; exit 1; }
+}
+
+step "building the sdist and the wheel"
+quiet "$python" -m build --outdir "$work/dist" "$root"
+for kind in wheel sdist; do
+  case $kind in
+    wheel) artifact=$(ls "$work"/dist/*.whl) ;;
+    sdist) artifact=$(ls "$work"/dist/*.tar.gz) ;;
+  esac
+  step "installing $(basename "$artifact") into a clean venv"
+  "$python" -m venv "$work/venv-$kind"
+  install=("$work/venv-$kind/bin/python" -m pip install --disable-pip-version-check --no-index
+           --find-links "$wheels" "$artifact")
+  if ! "${install[@]}" >"$work/step.log" 2>&1; then
+    step "filling the wheelhouse $wheels from the index"
+    quiet "$python" -m pip download --disable-pip-version-check --dest "$wheels" \
+      "$artifact" "setuptools>=74.1" wheel
+    rm -f "$wheels"/redecode-*
+    quiet "${install[@]}"
+  fi
+  step "run, audit, diff, report with the $kind"
+  bin="$work/venv-$kind/bin"
+  out="$work/out-$kind"
+  cd "$work"  # nothing of the checkout on sys.path
+  "$bin/python" - "$work" <<'PY'
+import sys
+import pipeline
+import pipeline.audit
+home = sys.argv[1]
+for where in (pipeline.__file__, str(pipeline.audit.SQL_DIR)):
+    assert where.startswith(home), f"imported from {where}, not from the clean venv"
+assert (pipeline.audit.SQL_DIR / "audit_gates.sql").is_file(), "no SQL in the package"
+PY
+  "$bin/redecode" run "$sample" --out "$out" --run-id plain -q >/dev/null
+  "$bin/redecode" run "$sample" --out "$out" --run-id rules --rules "$sample/rules.toml" -q \
+    >/dev/null
+  "$bin/redecode" audit --out "$out" --check all --fail-on "errors>100" >/dev/null
+  "$bin/redecode" diff --out "$out" plain rules >/dev/null
+  quiet "$bin/redecode" report --out "$out" -o "$work/report-$kind.html" --check all
+  grep -q "redecode report" "$work/report-$kind.html"
+  cd "$root"
+done
+step "package-check: the wheel and the sdist install and run (run, audit, diff, report)"

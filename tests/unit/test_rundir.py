@@ -1,0 +1,137 @@
+"""A run's folder: one safe id pattern, exact-name cleanup, atomic files, an exclusive lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.rules import load_rules
+from pipeline.runners.local import run
+from pipeline.runners.rundir import (
+    RunLock,
+    RunRefused,
+    existing_files,
+    new_run_id,
+    remove_run,
+    validate_run_id,
+)
+from pipeline.sinks.files import write_atomic
+from tests.crawl_builder import write_warc
+
+
+@pytest.mark.parametrize(
+    "run_id",
+    ["../escape", "/abs/path", "a/b", "a=b", "a\nb", "a%2Fb", ".hidden", "..", "", "x" * 129,
+     "sp ace", "[red]x"],
+    ids=["dotdot", "absolute", "slash", "equals", "newline", "percent", "leading-dot", "parent",
+         "empty", "too-long", "space", "markup"],
+)
+def test_unsafe_run_ids_are_refused(run_id: str) -> None:
+    with pytest.raises(RunRefused, match="--run-id"):
+        validate_run_id(run_id)
+
+
+@pytest.mark.parametrize("run_id", ["nightly-1", "2026.01.02_a", "x" * 128, "A"])
+def test_safe_run_ids_pass(run_id: str) -> None:
+    assert validate_run_id(run_id) == run_id
+
+
+def test_automatic_ids_differ_within_one_second_and_are_valid() -> None:
+    ids = {new_run_id("abcdef0123") for _ in range(50)}
+    assert len(ids) == 50
+    assert all(validate_run_id(i) for i in ids)
+
+
+def test_an_absolute_run_id_touches_nothing_outside_out(tmp_path: Path) -> None:
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 1)
+    target = tmp_path / "elsewhere"
+    with pytest.raises(RunRefused):
+        run([str(crawl)], tmp_path / "out", load_rules(None), run_id=str(target))
+    assert not target.exists() and not (tmp_path / "out").exists()
+
+
+def test_a_run_removes_only_the_files_it_made(tmp_path: Path) -> None:
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 2)
+    out = tmp_path / "out"
+    theirs = [out / "records" / "run_id=X" / ".mine.tmp", out / "records" / "run_id=X" / "notes.txt",
+              out / "_runs" / "X" / "_stats" / ".backup.tmp"]
+    for path in theirs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("not the run's")
+    # a run killed mid-write left its own temporary part: that one goes, by name
+    ours = out / "records" / "run_id=X" / ".part-00000.parquet.tmp"
+    ours.write_bytes(b"partial")
+    summary = run([str(crawl)], out, load_rules(None), run_id="X", resume=True, workers=1)
+    assert summary.invariant_ok, summary.problems
+    assert all(p.read_text() == "not the run's" for p in theirs)
+    assert not ours.exists()
+    made = existing_files(out, "X")
+    assert sorted(p.relative_to(out).as_posix() for p in made) == [
+        "_runs/X/_completions/00000", "_runs/X/_finished", "_runs/X/_run.json",
+        "_runs/X/_stats/00000.json", "errors/run_id=X/part-00000.parquet",
+        "links/run_id=X/part-00000.parquet", "records/run_id=X/part-00000.parquet",
+        "runs/run_id=X/part-00000.parquet"]
+    assert remove_run(out, "X") == len(made)  # what --overwrite does
+    assert all(p.read_text() == "not the run's" for p in theirs)
+    assert existing_files(out, "X") == []
+
+
+def test_write_atomic_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
+    path = tmp_path / "_run.json"
+    write_atomic(path, b'{"old": true}')
+    # a real failing write: a child process whose file size limit is 10 bytes (EFBIG)
+    code = (
+        "import resource, signal, sys\n"
+        "from pathlib import Path\n"
+        "from pipeline.sinks.files import write_atomic\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (10, 10))\n"
+        "try:\n"
+        f"    write_atomic(Path({str(path)!r}), b'x' * 1000)\n"
+        "except OSError as exc:\n"
+        "    sys.exit(7)\n"
+    )
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 7
+    assert path.read_bytes() == b'{"old": true}'
+    assert [p.name for p in tmp_path.iterdir()] == ["_run.json"]  # no temporary file left
+
+
+def test_a_held_lock_refuses_a_second_writer(tmp_path: Path) -> None:
+    with RunLock(tmp_path, "r") as lock:
+        holder = json.loads(lock.path.read_text())
+        assert holder["pid"] == os.getpid() and holder["host"] == socket.gethostname()
+        with pytest.raises(RunRefused, match=f"being written by pid {os.getpid()}"):
+            RunLock(tmp_path, "r").acquire()
+    assert not lock.path.exists()
+    RunLock(tmp_path, "r").acquire().release()  # free again
+
+
+def test_a_dead_holders_lock_is_taken_over(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    path = tmp_path / "_runs" / "r" / "_lock"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"pid": int(dead), "host": socket.gethostname(), "since": "then"}))
+    lock = RunLock(tmp_path, "r").acquire()
+    try:
+        assert lock.stale_holder == {"pid": int(dead), "host": socket.gethostname(), "since": "then"}
+        assert json.loads(path.read_text())["pid"] == os.getpid()
+    finally:
+        lock.release()
+
+
+def test_a_lock_from_another_host_is_not_taken_over(tmp_path: Path) -> None:
+    path = tmp_path / "_runs" / "r" / "_lock"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"pid": 1, "host": "other-host.example", "since": "then"}))
+    with pytest.raises(RunRefused, match="locked by pid 1 on host other-host.example"):
+        RunLock(tmp_path, "r").acquire()
+    assert json.loads(path.read_text())["host"] == "other-host.example"

@@ -1,0 +1,170 @@
+"""Every container a crawl comes in, written by the tools that write them: FastWARC's
+writers (gzip, LZ4, zstd with a dictionary frame), the ``zstd`` CLI with a dictionary it
+trained, the ``bzip2`` CLI. Records and offsets must hold for each: the bytes at a record's
+offset and length are that record, compressed on their own."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import shutil
+import subprocess
+from pathlib import Path
+
+import lz4.frame
+import pytest
+import zstandard
+from fastwarc.stream_io import GzipWriter, Lz4Writer, ZstdWriter
+from fastwarc.warc import WarcRecord
+
+from pipeline.errors import RecordError
+from pipeline.sources.archive import iter_archive
+from pipeline.sources.record import RawRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "warc"
+
+
+def _records() -> list[bytes]:
+    """Plain WARC records (from the gzip fixture with metadata, a real crawl's shape)."""
+    data = gzip.decompress((FIXTURES / "cc-metadata-join.warc.gz").read_bytes())
+    parts = data.split(b"WARC/1.1\r\n")[1:]
+    return [b"WARC/1.1\r\n" + p for p in parts]
+
+
+RECORDS = _records()
+TYPES = ["warcinfo", "request", "response", "metadata", "response"]
+
+
+def _fastwarc_file(writer_type: type, **kwargs: object) -> bytes:
+    buf = io.BytesIO()
+    writer = writer_type(buf, **kwargs)
+    for raw in RECORDS:
+        WarcRecord.from_bytes(raw).write(writer)
+        writer.finish()  # one member/frame per record, as FastWARC's recompress writes them
+    writer.close()
+    return buf.getvalue()
+
+
+def _dictionary() -> bytes:
+    return zstandard.train_dictionary(1024, RECORDS * 20).as_bytes()
+
+
+def _unzstd(dctx: zstandard.ZstdDecompressor) -> object:
+    # frames written in streaming mode carry no content size: decompress as a stream
+    return lambda data: dctx.decompressobj().decompress(data)
+
+
+def _read(path: Path, reader: str = "auto") -> list[RawRecord | RecordError]:
+    return list(iter_archive(str(path), reader=reader))  # type: ignore[arg-type]
+
+
+def _member(data: bytes, rec: RawRecord, decompress: object) -> bytes:
+    return decompress(data[rec.warc_record_offset : rec.warc_record_offset + rec.warc_record_length])  # type: ignore[operator]
+
+
+def _check(path: Path, decompress: object) -> None:
+    data = path.read_bytes()
+    for reader in ("auto", "careful"):
+        items = _read(path, reader)
+        assert [i.record_type for i in items if isinstance(i, RawRecord)] == TYPES, reader
+        for rec, raw in zip(items, RECORDS, strict=True):
+            assert isinstance(rec, RawRecord) and rec.offset_in_member is None
+            # the record's own member decompresses to exactly that record
+            assert _member(data, rec, decompress).rstrip(b"\r\n") == raw.rstrip(b"\r\n")
+    assert _read(path) == _read(path, "careful")
+
+
+def test_gzip_written_by_fastwarc(tmp_path: Path) -> None:
+    path = tmp_path / "c.warc.gz"
+    path.write_bytes(_fastwarc_file(GzipWriter))
+    _check(path, gzip.decompress)
+
+
+def test_lz4_written_by_fastwarc(tmp_path: Path) -> None:
+    path = tmp_path / "c.warc.lz4"
+    path.write_bytes(_fastwarc_file(Lz4Writer))
+    _check(path, lz4.frame.decompress)
+
+
+def test_zstd_written_by_fastwarc_without_dictionary(tmp_path: Path) -> None:
+    path = tmp_path / "c.warc.zst"
+    path.write_bytes(_fastwarc_file(ZstdWriter))
+    _check(path, _unzstd(zstandard.ZstdDecompressor()))
+
+
+@pytest.mark.parametrize("compressed_frame", [False, True], ids=["plain-dict", "compressed-dict"])
+def test_zstd_with_a_dictionary_frame_written_by_fastwarc(tmp_path: Path, compressed_frame: bool) -> None:
+    dictionary = _dictionary()
+    path = tmp_path / "c.warc.zst"
+    path.write_bytes(_fastwarc_file(ZstdWriter, dictionary=dictionary,
+                                    compress_dictionary_frame=compressed_frame))
+    assert path.read_bytes()[:4] == b"\x5d\x2a\x4d\x18"  # the proposal's dictionary frame
+    dctx = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(dictionary))
+    _check(path, _unzstd(dctx))
+
+
+@pytest.mark.skipif(shutil.which("zstd") is None, reason="needs the zstd CLI")
+def test_zstd_with_a_dictionary_trained_and_applied_by_the_zstd_cli(tmp_path: Path) -> None:
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    for i, raw in enumerate(RECORDS * 20):
+        (samples / f"{i}.warc").write_bytes(raw)
+    dict_path = tmp_path / "warc.dict"
+    subprocess.run(["zstd", "-q", "--train", "--maxdict=2048", "-o", str(dict_path),
+                    *map(str, samples.iterdir())], check=True)
+    dictionary = dict_path.read_bytes()
+    # The IIPC proposal's layout: a skippable frame 0x184D2A5D holding the dictionary,
+    # then one frame per record, each compressed by the CLI with that dictionary.
+    out = bytearray(b"\x5d\x2a\x4d\x18" + len(dictionary).to_bytes(4, "little") + dictionary)
+    for raw in RECORDS:
+        out += subprocess.run(["zstd", "-q", "-c", "-D", str(dict_path)], input=raw,
+                              capture_output=True, check=True).stdout
+    path = tmp_path / "cli.warc.zst"
+    path.write_bytes(bytes(out))
+    dctx = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(dictionary))
+    _check(path, _unzstd(dctx))
+
+
+@pytest.mark.skipif(shutil.which("bzip2") is None, reason="needs the bzip2 CLI")
+def test_bzip2_per_record_streams_written_by_the_bzip2_cli(tmp_path: Path) -> None:
+    out = b"".join(subprocess.run(["bzip2", "-c"], input=raw, capture_output=True,
+                                  check=True).stdout for raw in RECORDS)
+    path = tmp_path / "c.warc.bz2"
+    path.write_bytes(out)
+    _check(path, bz2.decompress)
+
+
+@pytest.mark.skipif(shutil.which("bzip2") is None, reason="needs the bzip2 CLI")
+def test_whole_file_bzip2_of_an_arc_file(tmp_path: Path) -> None:
+    arc = (FIXTURES / "arc-no-blank-lines.arc").read_bytes()
+    path = tmp_path / "c.arc.bz2"
+    path.write_bytes(subprocess.run(["bzip2", "-c"], input=arc, capture_output=True, check=True).stdout)
+    items = _read(path)
+    assert [i.record_type for i in items if isinstance(i, RawRecord)] == ["warcinfo", "response", "response"]
+    member = bz2.decompress(path.read_bytes())
+    for rec in items:
+        assert isinstance(rec, RawRecord) and rec.warc_record_offset == 0
+        assert rec.offset_in_member is not None
+        assert member[rec.offset_in_member :].startswith((b"filedesc://", b"http://"))
+
+
+def test_a_corrupt_zstd_frame_is_an_error_and_the_next_frame_is_read(tmp_path: Path) -> None:
+    data = bytearray(_fastwarc_file(ZstdWriter))
+    second = next(r for r in _read_bytes(tmp_path, bytes(data)) if isinstance(r, RawRecord)
+                  and r.record_type == "request")
+    for i in range(second.warc_record_offset + 12, second.warc_record_offset + 40):
+        data[i] ^= 0x55
+    items = _read_bytes(tmp_path, bytes(data))
+    kinds = [i.error_type if isinstance(i, RecordError) else i.record_type for i in items]
+    assert kinds[0] == "warcinfo" and "source-zstd-corrupt" in kinds
+    assert kinds[-3:] == ["response", "metadata", "response"]
+
+
+def _read_bytes(tmp_path: Path, data: bytes) -> list[RawRecord | RecordError]:
+    path = tmp_path / "x.warc.zst"
+    path.write_bytes(data)
+    fast, careful = _read(path), _read(path, "careful")
+    assert fast == careful
+    return fast

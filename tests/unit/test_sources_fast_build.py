@@ -1,0 +1,50 @@
+"""The fast path's RawRecord builder (pipeline/sources/_slots.c): the same record as the
+dataclass constructor (equal, same hash and repr, still frozen, pickled alike), and loud failures when the
+values do not fit the class."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.sources import fast
+from pipeline.sources.record import RawRecord
+
+_TEXT = st.none() | st.text(max_size=20)
+_VALUES = st.tuples(
+    st.text(max_size=20), st.integers(0, 2**40), st.integers(0, 2**40), st.text(max_size=20),
+    st.sampled_from(["response", "request", "metadata"]), _TEXT, _TEXT, st.binary(max_size=50),
+    st.none() | st.integers(100, 599), st.none(), _TEXT, _TEXT, _TEXT, _TEXT, st.booleans(), _TEXT,
+    _TEXT, st.none() | st.integers(0, 99), _TEXT)
+
+
+def test_the_compiled_builder_is_in_use() -> None:
+    assert fast._slots is not None, "pipeline.sources._slots is not built"
+    assert fast._new_record is not RawRecord
+
+
+@given(_VALUES)
+@settings(max_examples=500, deadline=None)
+def test_same_record_as_the_constructor(values: tuple) -> None:
+    built, constructed = fast._new_record(*values), RawRecord(*values)
+    assert type(built) is RawRecord
+    assert built == constructed and hash(built) == hash(constructed)
+    assert repr(built) == repr(constructed)
+    assert dataclasses.astuple(built) == values
+    assert pickle.loads(pickle.dumps(built)) == constructed  # records cross process pools
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.url = "x"  # type: ignore[misc]
+
+
+def test_a_missing_or_extra_value_is_an_error() -> None:
+    values = ("f", 0, 1, "id", "response", None, None, b"", None, None, None, None, None, None,
+              False, None, None, None, None)
+    assert fast._new_record(*values) == RawRecord(*values)
+    with pytest.raises(TypeError):
+        fast._new_record(*values[:-1])
+    with pytest.raises(TypeError):
+        fast._new_record(*values, None)

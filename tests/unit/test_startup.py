@@ -1,0 +1,39 @@
+"""Importing the package changes nothing in the process; a worker configures itself when it
+starts (pool workers, the single-process run, Spark executors)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+
+def python(code: str, **env: str) -> str:
+    clean = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**clean, **env}, check=True)
+    return result.stdout.strip()
+
+
+def test_importing_the_package_leaves_the_environment_alone() -> None:
+    assert python("import os, pipeline, pipeline.cli; print(os.environ.get('OPENBLAS_NUM_THREADS'))") == "None"
+
+
+def test_a_worker_sets_its_threads_and_quiets_warcio_when_it_starts() -> None:
+    code = ("import logging, os\n"
+            "from pipeline.runners.startup import start_worker\n"
+            "before = logging.getLogger('warcio.recordloader').level\n"
+            "start_worker()\n"
+            "print(before, logging.getLogger('warcio.recordloader').level, "
+            "os.environ['OPENBLAS_NUM_THREADS'])")
+    assert python(code) == "0 40 1"
+    assert python(code, OPENBLAS_NUM_THREADS="3").endswith(" 3")  # the user's value is kept
+
+
+def test_a_pool_worker_starts_before_numpy_is_loaded() -> None:
+    # OpenBLAS reads its thread count when numpy loads: the modules a worker process imports
+    # before start_worker() runs (the pool's, and startup's for Spark) must not load numpy
+    code = ("import sys\n"
+            "import pipeline.runners.pool, pipeline.runners.startup\n"
+            "print('numpy' in sys.modules)")
+    assert python(code) == "False"
