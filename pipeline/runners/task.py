@@ -1,8 +1,11 @@
 """One task = one input file of a run: read it, process every record, write its parts.
 
-The same function serves the local pool, the single-process path and Spark executors. A
-task's parts land atomically, then its stats, then its completion marker, so ``--resume``
-can trust a marker.
+The same function serves the local pool, the single-process path and Spark executors.
+:func:`run_task` writes the three parts under temporary names unique to the attempt;
+:func:`commit_task` puts them under their final names, then writes the stats, then the
+completion marker (the commit), so ``--resume`` and the audits can trust a marker. In the
+local pool a worker commits its own task; on Spark the driver commits the one attempt per
+rank that Spark reports as successful (see :mod:`pipeline.runners.spark`).
 
 Every record is counted once: ``seen = written + skipped + errors``. A record that fails
 any stage, or whose row Arrow cannot convert (found when its row group is converted; it
@@ -12,25 +15,26 @@ still written is an ``errors`` row too, counted apart in ``partial_errors``.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import resource
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pyarrow as pa
 
 from pipeline.errors import RecordError, Skip
 from pipeline.rules import Rules
 from pipeline.runners.rundir import (
+    TASK_TABLES,
     MetadataError,
-    completion_marker,
-    part_path,
-    read_json,
-    stats_path,
-    write_json,
+    RunDir,
+    new_attempt,
+    parse_json,
 )
 from pipeline.runners.worker import Rows, error_row, process_record
 from pipeline.schema import ERRORS, LINKS, RECORDS, UNIQUE_VALUED
@@ -38,6 +42,7 @@ from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
 from pipeline.sinks.rowcheck import row_problem
 from pipeline.sources import iter_records
 from pipeline.sources.record import RawRecord
+from pipeline.storage import Storage, StorageError, redact_url
 
 #: Progress is reported every this many records (and at the end).
 PROGRESS_EVERY = 100
@@ -45,7 +50,11 @@ PROGRESS_EVERY = 100
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A unit of work: one input file, with its rank in the run."""
+    """A unit of work: one input file, with its rank in the run.
+
+    ``path`` is what is opened (a URL may carry credentials in a presigned query);
+    :attr:`name`, the path without them, is what every row, stats file and message shows.
+    """
 
     rank: int
     path: str
@@ -54,6 +63,17 @@ class Task:
     rules: Rules
     columns: tuple[tuple[str, str], ...] = ()
     strict: bool = False  # raise on the first record error instead of recording it
+    storage: Storage = field(default_factory=Storage)
+
+    @property
+    def name(self) -> str:
+        """The input as rows and messages name it (no user information, no query)."""
+        return redact_url(self.path)
+
+    @property
+    def rundir(self) -> RunDir:
+        """The run's files."""
+        return RunDir(self.storage, self.out, self.run_id)
 
 
 class StrictModeError(RuntimeError):
@@ -82,6 +102,8 @@ class TaskStats:
     #: override index (as a string, JSON keys) → records whose URL it matched / it decided
     rules_matched: dict[str, int] = field(default_factory=dict)
     rules_decided: dict[str, int] = field(default_factory=dict)
+    #: the attempt that wrote the parts (their temporary names carry it until the commit)
+    attempt: str = ""
 
 
 #: Link rows staged at most before the staged records are written with them.
@@ -108,14 +130,23 @@ class _Writer:
     row (``sink-invalid-row``), never the row group it was in, and the three tables stay
     consistent. Converting once per row group keeps the check free for good rows."""
 
-    def __init__(self, task: Task, counts: _Counts) -> None:
-        out = Path(task.out)
+    def __init__(self, task: Task, counts: _Counts, attempt: str) -> None:
         self.task = task
         self.counts = counts
+        rundir = task.rundir
+        self._files = contextlib.ExitStack()
+        opened: list[IO[bytes]] = []
+        try:
+            for name in TASK_TABLES:
+                tmp = rundir.temp_part(name, task.rank, attempt)
+                opened.append(self._files.enter_context(task.storage.open_write(tmp, sync=True)))
+        except BaseException:
+            self._files.close()
+            raise
         self.records, self.links, self.errors = (
-            ParquetSink(part_path(out, name, task.run_id, task.rank), schema,
-                        UNIQUE_VALUED.get(name, frozenset()))
-            for name, schema in (("records", RECORDS), ("links", LINKS), ("errors", ERRORS))
+            ParquetSink(fh, schema, UNIQUE_VALUED.get(name, frozenset()))
+            for fh, (name, schema) in zip(
+                opened, (("records", RECORDS), ("links", LINKS), ("errors", ERRORS)), strict=True)
         )
         self._staged: list[Rows] = []
         self._staged_links = 0
@@ -123,7 +154,7 @@ class _Writer:
 
     def error(self, err: RecordError, *, partial: bool = False) -> None:
         """Write an ``errors`` row (its strings made writable if they are not)."""
-        row = error_row(err, self.task.run_id, partial=partial)
+        row = error_row(_scrubbed(err, self.task), self.task.run_id, partial=partial)
         if row_problem(row, ERRORS) is not None:
             row = {k: v.encode("utf-8", "backslashreplace").decode() if isinstance(v, str) else v
                    for k, v in row.items()}
@@ -180,13 +211,28 @@ class _Writer:
                 self.error(part, partial=True)
 
     def close(self) -> None:
+        """Write what is staged and every footer, and close the three files (an object
+        store's uploads complete here)."""
         self.flush()
         for sink in (self.records, self.links, self.errors):
             sink.close()
+        self._files.close()
 
-    def abort(self) -> None:
+    def abort(self, exc: BaseException) -> None:
+        """Discard the three files (removed; an unfinished upload never appears)."""
         for sink in (self.records, self.links, self.errors):
             sink.abort()
+        self._files.__exit__(type(exc), exc, exc.__traceback__)
+
+
+def _scrubbed(err: RecordError, task: Task) -> RecordError:
+    """``err`` without the input's credentials (a presigned URL's query, user information)
+    or a secret storage option in its message."""
+    message = task.storage.scrub_secrets(err.message)
+    if task.path != task.name:
+        message = message.replace(task.path, task.name)
+    return err if message == err.message else RecordError(
+        err.stage, err.error_type, message, err.warc_filename, err.offset, err.record_id)
 
 
 def _tables(staged: list[Rows]) -> tuple[pa.Table, pa.Table]:
@@ -207,24 +253,61 @@ def _refusal(rows: Rows) -> str | None:
     return None
 
 
+#: Test-only fault injection (documented in docs/run.md): ``RANK:RECORDS:FLAG[:kill]``
+#: makes the task at rank RANK fail once after RECORDS records (an exception, or SIGKILL
+#: of its process with ``kill``); the local file FLAG, created exclusively at the fault,
+#: makes it once (a retry finds it and runs through).
+FAULT_ENV = "REDECODE_TEST_FAULT"
+
+
+class InjectedFault(RuntimeError):
+    """The failure :data:`FAULT_ENV` asked for."""
+
+
+def _fault_at(rank: int) -> tuple[int, str, bool] | None:
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return None
+    at, records, flag, *how = spec.split(":", 3)
+    if int(at) != rank:
+        return None
+    return int(records), flag, how == ["kill"]
+
+
+def _inject(fault: tuple[int, str, bool]) -> None:
+    try:
+        os.close(os.open(fault[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return  # it happened already: this attempt runs through
+    if fault[2]:
+        os.kill(os.getpid(), signal.SIGKILL)
+    raise InjectedFault(f"injected by {FAULT_ENV}")
+
+
 def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
-    """Process one input file end to end; returns its counters.
+    """Process one input file end to end and write its parts under the temporary names of a
+    new attempt (:func:`commit_task` puts them in place); returns its counters, which name
+    the attempt.
 
     ``progress(records, bytes)`` is called with increments as the task goes.
     """
     started = time.monotonic()
     cpu_started = time.process_time()
+    attempt = new_attempt()
     counts = _Counts()
-    writer = _Writer(task, counts)
+    writer = _Writer(task, counts, attempt)
     seen = bytes_read = 0
     skipped: Counter[str] = Counter()
     first_error: RecordError | None = None
     read_any = False
     pending_records = pending_bytes = 0
     columns = dict(task.columns) or None
+    fault = _fault_at(task.rank)
     try:
-        for item in _records(task.path, columns):
+        for item in _records(task, columns):
             seen += 1
+            if fault is not None and seen > fault[0]:
+                _inject(fault)
             if isinstance(item, RecordError):
                 _raise_if_strict(task, item)
                 first_error = first_error or item
@@ -249,18 +332,18 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
                 progress(pending_records, pending_bytes)
                 pending_records = pending_bytes = 0
         writer.close()
-    except BaseException:
-        writer.abort()
+    except BaseException as exc:
+        writer.abort(exc)
         raise
     if progress is not None and (pending_records or pending_bytes):
         progress(pending_records, pending_bytes)
     unreadable = None
     if not read_any:
-        unreadable = (f"{first_error.error_type}: {first_error.message}" if first_error
-                      else "no records")
-    stats = TaskStats(
+        unreadable = (f"{first_error.error_type}: {_scrubbed(first_error, task).message}"
+                      if first_error else "no records")
+    return TaskStats(
         rank=task.rank,
-        path=task.path,
+        path=task.name,
         seen=seen,
         written=counts.written,
         skipped=dict(sorted(skipped.items())),
@@ -275,62 +358,89 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
         unreadable=unreadable,
         rules_matched=dict(sorted(counts.matched.items())),
         rules_decided=dict(sorted(counts.decided.items())),
+        attempt=attempt,
     )
-    _mark_complete(task, stats)
-    return stats
 
 
-def _records(path: str, columns: dict[str, str] | None) -> Iterator[RawRecord | RecordError]:
-    """``iter_records`` that survives a reader bug: if the reader raises, the rest of the file
-    is lost, and that is one file-level ``errors`` row (the records read so far stay)."""
+def _records(task: Task, columns: dict[str, str] | None) -> Iterator[RawRecord | RecordError]:
+    """The input's records, read from a file the storage layer opens (streamed from a
+    remote store); an input that cannot be opened is one file-level ``errors`` row, and so
+    is a reader bug (the rest of the file is lost, the records read so far stay)."""
     try:
-        yield from iter_records(path, columns=columns)
+        fh = task.storage.open_read(task.path)
+    except StorageError as exc:
+        yield RecordError("source", "source-unreadable-file", str(exc), task.name)
+        return
+    try:
+        yield from iter_records(task.name, columns=columns, fileobj=fh)
     except Exception as exc:
         yield RecordError("source", "source-reader-failed",
-                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000], path)
+                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000], task.name)
+    finally:
+        with contextlib.suppress(Exception):
+            fh.close()
+
+
+def commit_task(task: Task, stats: TaskStats) -> None:
+    """Commit attempt ``stats.attempt`` of the task: its three parts under their final
+    names (a rename, or a copy on an object store), then its stats, then the completion
+    marker. A crash in between leaves no marker: the rank is not committed, and the next
+    commit of it (``--resume``) replaces whatever was put in place."""
+    rundir = task.rundir
+    for table in TASK_TABLES:
+        task.storage.promote(rundir.temp_part(table, task.rank, stats.attempt),
+                             rundir.part(table, task.rank))
+    # Only the marker (what --resume trusts) is flushed to a local disk, with its folder,
+    # which makes the renames before it durable too on journalling file systems.
+    rundir.write_json(rundir.stats(task.rank), asdict(stats), durable=False)
+    rundir.write_json(rundir.marker(task.rank), {"path": stats.path, "attempt": stats.attempt})
+
+
+def run_and_commit(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
+    """:func:`run_task`, then :func:`commit_task`: what a local worker does with a task."""
+    stats = run_task(task, progress)
+    commit_task(task, stats)
+    return stats
 
 
 def record_task_failure(task: Task, error: RecordError) -> TaskStats:
-    """Write the parts of a task that could not run at all: empty ``records`` and ``links``,
-    one file-level ``errors`` row, its stats and completion marker (the file counts as one
-    record seen and lost, as an unreadable file does)."""
-    writer = _Writer(task, _Counts())
+    """Write and commit the parts of a task that could not run at all: empty ``records``
+    and ``links``, one file-level ``errors`` row (the file counts as one record seen and
+    lost, as an unreadable file does)."""
+    attempt = new_attempt()
+    writer = _Writer(task, _Counts(), attempt)
     try:
         writer.error(error)
         writer.close()
-    except BaseException:
-        writer.abort()
+    except BaseException as exc:
+        writer.abort(exc)
         raise
-    stats = TaskStats(rank=task.rank, path=task.path, seen=1, written=0, errors=1,
-                      unreadable=f"{error.error_type}: {error.message}")
-    _mark_complete(task, stats)
+    stats = TaskStats(rank=task.rank, path=task.name, seen=1, written=0, errors=1,
+                      unreadable=f"{error.error_type}: {error.message}", attempt=attempt)
+    commit_task(task, stats)
     return stats
-
-
-def _mark_complete(task: Task, stats: TaskStats) -> None:
-    out = Path(task.out)
-    # The stats go first and the marker last; only the marker (what --resume trusts) is
-    # flushed to the disk, with its folder, which makes what was renamed before it durable
-    # too on journalling file systems (ext4, XFS).
-    write_json(stats_path(out, task.run_id, task.rank), asdict(stats), durable=False)
-    write_json(completion_marker(out, task.run_id, task.rank), {"path": task.path})
 
 
 def _raise_if_strict(task: Task, error: RecordError) -> None:
     if task.strict:
-        raise StrictModeError(
-            f"{error.warc_filename}@{error.offset}: {error.stage}/{error.error_type}: {error.message}"
-        )
+        where = error.warc_filename + (f"@{error.offset}" if error.offset is not None else "")
+        raise StrictModeError(f"{where}: {error.stage}/{error.error_type}: {error.message}")
 
 
-def read_stats(out: Path, run_id: str, rank: int) -> TaskStats | None:
-    """The stats of a completed task, or None when the task has not completed;
-    :class:`MetadataError` when its stats file is corrupt."""
-    if not completion_marker(out, run_id, rank).exists():
-        return None
-    path = stats_path(out, run_id, rank)
-    data: Any = read_json(path)
+def read_committed(rundir: RunDir, ranks: list[int]) -> dict[int, TaskStats]:
+    """The stats of every rank in ``ranks`` that has committed (one listing of the markers,
+    then the stats files read concurrently from a remote store); :class:`MetadataError`
+    names a corrupt stats file."""
+    committed = sorted(rundir.committed() & set(ranks))
+    paths = [rundir.stats(rank) for rank in committed]
     names = {f.name for f in fields(TaskStats)}
-    if not isinstance(data, dict) or not {"rank", "path", "seen", "written"} <= data.keys() <= names:
-        raise MetadataError(f"{path}: not the stats of a task; remove the run with --overwrite")
-    return TaskStats(**data)
+    found: dict[int, TaskStats] = {}
+    for rank, path, raw in zip(committed, paths, rundir.storage.read_many(paths), strict=True):
+        if raw is None:
+            raise MetadataError(f"{path}: missing, but rank {rank} has a completion marker; "
+                                "remove the run with --overwrite")
+        data: Any = parse_json(raw, path)
+        if not isinstance(data, dict) or not {"rank", "path", "seen", "written"} <= data.keys() <= names:
+            raise MetadataError(f"{path}: not the stats of a task; remove the run with --overwrite")
+        found[rank] = TaskStats(**data)
+    return found

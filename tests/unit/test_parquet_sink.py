@@ -1,4 +1,4 @@
-"""The Parquet sink: atomic parts, and dictionary encoding where values repeat."""
+"""The Parquet sink: dictionary encoding where values repeat."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ def test_unique_valued_columns_exist() -> None:
 def test_dictionary_only_where_values_repeat(tmp_path) -> None:  # type: ignore[no-untyped-def]
     schema = TABLES["links"]
     path = tmp_path / "part.parquet"
-    sink = ParquetSink(path, schema, UNIQUE_VALUED["links"])
-    for i in range(50):
-        sink.write({"run_id": "r", "record_id": "<urn:1>", "url": "http://a.example/", "target_url":
-                    f"http://a.example/{i}", "anchor_text": f"link {i}", "rel": None, "tag": "a",
-                    "attr": "href", "internal": True, "nofollow": False})
-    assert not path.exists()  # only the temp file until close
-    sink.close()
+    with open(path, "wb") as fh:
+        sink = ParquetSink(fh, schema, UNIQUE_VALUED["links"])
+        for i in range(50):
+            sink.write({"run_id": "r", "record_id": "<urn:1>", "url": "http://a.example/",
+                        "target_url": f"http://a.example/{i}", "anchor_text": f"link {i}",
+                        "rel": None, "tag": "a", "attr": "href", "internal": True,
+                        "nofollow": False})
+        sink.close()
     meta = pq.ParquetFile(path).metadata.row_group(0)
     encodings = {meta.column(i).path_in_schema: meta.column(i).encodings for i in range(meta.num_columns)}
     assert any("DICTIONARY" in e for e in encodings["record_id"]), encodings["record_id"]
