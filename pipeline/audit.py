@@ -146,7 +146,7 @@ def find_parts(out: Path | str, storage: Storage | None = None) -> Parts:
     ``unreadable`` with its reason instead of failing every query. :class:`StorageError`
     when ``out`` cannot be listed at all.
     """
-    storage = storage or Storage()
+    storage = (storage or Storage()).snapshot()
     base = str(out) if is_remote(str(out)) else os.path.abspath(out)
     files: dict[str, tuple[str, ...]] = {}
     unreadable: list[Unreadable] = []

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 #: moto lets this many requests through unauthenticated: the IAM set-up below.
 _BOOTSTRAP_REQUESTS = 3
@@ -40,24 +41,38 @@ class S3Server:
         alone selects the endpoint; the keys are a real IAM user's)."""
         return os.environ | self.env
 
-    def make_bucket(self, name: str) -> str:
-        """Create bucket ``name``; returns ``s3://name``."""
+    def client(self) -> Any:
+        """A boto3 S3 client of this server with its IAM user's keys (whatever the
+        environment of the test says)."""
         import boto3
 
-        client = boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1",
-                              aws_access_key_id=self.env["AWS_ACCESS_KEY_ID"],
-                              aws_secret_access_key=self.env["AWS_SECRET_ACCESS_KEY"])
-        client.create_bucket(Bucket=name)
+        return boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1",
+                            aws_access_key_id=self.env["AWS_ACCESS_KEY_ID"],
+                            aws_secret_access_key=self.env["AWS_SECRET_ACCESS_KEY"])
+
+    def make_bucket(self, name: str) -> str:
+        """Create bucket ``name``; returns ``s3://name``."""
+        self.client().create_bucket(Bucket=name)
         return f"s3://{name}"
+
+    def keys(self, url: str) -> list[str]:
+        """Every key under the prefix ``url`` (``s3://bucket/prefix``), as URLs, sorted."""
+        bucket, _, prefix = url.removeprefix("s3://").partition("/")
+        pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=bucket,
+                                                                         Prefix=prefix)
+        return sorted(f"s3://{bucket}/{item['Key']}" for page in pages
+                      for item in page.get("Contents", []))
+
+    def read(self, url: str) -> bytes:
+        """The content of the object ``url``."""
+        bucket, _, key = url.removeprefix("s3://").partition("/")
+        return bytes(self.client().get_object(Bucket=bucket, Key=key)["Body"].read())
 
     def upload_tree(self, folder: Path, url: str) -> list[str]:
         """Upload every file below ``folder`` under the prefix ``url``; returns their URLs."""
-        import boto3
 
         bucket, _, prefix = url.removeprefix("s3://").partition("/")
-        client = boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1",
-                              aws_access_key_id=self.env["AWS_ACCESS_KEY_ID"],
-                              aws_secret_access_key=self.env["AWS_SECRET_ACCESS_KEY"])
+        client = self.client()
         urls = []
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             key = "/".join(filter(None, [prefix.strip("/"), path.relative_to(folder).as_posix()]))

@@ -103,3 +103,57 @@ def test_storage_options_parse_and_secrets_are_redacted() -> None:
     assert "abc" not in repr(redact(options))
     with pytest.raises(ValueError, match="KEY=VALUE"):
         parse_storage_options(["novalue"])
+
+
+def test_promote_puts_a_finished_file_in_place_on_s3_and_locally(s3_env, tmp_path: Path) -> None:
+    _, bucket = s3_env
+    storage = Storage()
+    for base in (f"{bucket}/p", str(tmp_path / "p")):
+        tmp, final = f"{base}/.part-00000.parquet.ab12.tmp", f"{base}/part-00000.parquet"
+        with storage.open_write(tmp, sync=True) as fh:
+            fh.write(b"attempt one")
+        assert not storage.exists(final)
+        storage.promote(tmp, final)
+        assert storage.read_bytes(final) == b"attempt one" and not storage.exists(tmp)
+        assert storage.list_dir(base) == [("part-00000.parquet", False)]
+
+
+def test_existing_checks_many_keys_with_one_listing_per_folder(s3_env, tmp_path: Path) -> None:
+    server, bucket = s3_env
+    for name in ("a/1.warc.gz", "a/2.warc.gz", "b/3.warc.gz"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    server.upload_tree(tmp_path, f"{bucket}/c")
+    asked = [f"{bucket}/c/a/1.warc.gz", f"{bucket}/c/a/9.warc.gz", f"{bucket}/c/b/3.warc.gz",
+             f"{bucket}/c/z/4.warc.gz", str(tmp_path / "a" / "2.warc.gz"), str(tmp_path / "no")]
+    assert Storage().existing(asked) == {asked[0], asked[2], asked[4]}
+
+
+def test_conditional_writes_let_exactly_one_writer_win(s3_env) -> None:
+    from pipeline.storage import Conflict
+
+    _, bucket = s3_env
+    storage = Storage()
+    path = f"{bucket}/_runs/r/_lock"
+    etag = storage.create(path, b"first")
+    with pytest.raises(Conflict):
+        storage.create(path, b"second")  # If-None-Match: *
+    current = storage.read_versioned(path)
+    assert current is not None and current.data == b"first" and current.etag == etag
+    assert current.age < 60
+    renewed = storage.replace(path, b"first, renewed", etag)
+    with pytest.raises(Conflict):
+        storage.replace(path, b"taken over", etag)  # If-Match on a version that is gone
+    storage.remove_if(path, renewed)
+    assert storage.read_versioned(path) is None
+
+
+def test_a_snapshot_answers_from_its_listing(s3_env) -> None:
+    server, bucket = s3_env
+    storage = Storage()
+    storage.write_bytes(f"{bucket}/snap/a.parquet", b"abc")
+    snapshot = storage.snapshot()
+    assert snapshot.list_dir(f"{bucket}/snap") == [("a.parquet", False)]
+    server.client().delete_object(Bucket=bucket.removeprefix("s3://"), Key="snap/a.parquet")
+    assert snapshot.is_file(f"{bucket}/snap/a.parquet")  # what the listing said
+    assert not storage.is_file(f"{bucket}/snap/a.parquet")  # a run always asks the store

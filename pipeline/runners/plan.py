@@ -136,7 +136,7 @@ def plan(
         "storage_options": redact(storage.options),
         "workers": workers,
         "engine": engine or {"engine": "local"},
-        "columns": columns,
+        "columns": columns or None,
         "sources": config_sources or {},
         "skipped_inputs": [{"path": p, "reason": r} for p, r in skipped],
         "missing_inputs": [{"input": i, "reason": r} for i, r in missing],

@@ -253,10 +253,11 @@ def _refusal(rows: Rows) -> str | None:
     return None
 
 
-#: Test-only fault injection (documented in docs/run.md): ``RANK:RECORDS:FLAG[:kill]``
-#: makes the task at rank RANK fail once after RECORDS records (an exception, or SIGKILL
-#: of its process with ``kill``); the local file FLAG, created exclusively at the fault,
-#: makes it once (a retry finds it and runs through).
+#: Test-only fault injection (documented in docs/run.md): ``RUN_ID:RANK:RECORDS:FLAG[:kill]``
+#: makes the task at rank RANK of run RUN_ID fail once after RECORDS records, or with
+#: RECORDS ``-1`` in the middle of its commit (its records part put in place, the rest
+#: not): an exception, or SIGKILL of its process with ``kill``. The local file FLAG,
+#: created exclusively at the fault, makes it once (a retry finds it and runs through).
 FAULT_ENV = "REDECODE_TEST_FAULT"
 
 
@@ -264,12 +265,12 @@ class InjectedFault(RuntimeError):
     """The failure :data:`FAULT_ENV` asked for."""
 
 
-def _fault_at(rank: int) -> tuple[int, str, bool] | None:
+def _fault_at(task: Task) -> tuple[int, str, bool] | None:
     spec = os.environ.get(FAULT_ENV)
     if not spec:
         return None
-    at, records, flag, *how = spec.split(":", 3)
-    if int(at) != rank:
+    run_id, rank, records, flag, *how = spec.split(":", 4)
+    if run_id != task.run_id or int(rank) != task.rank:
         return None
     return int(records), flag, how == ["kill"]
 
@@ -302,11 +303,11 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     read_any = False
     pending_records = pending_bytes = 0
     columns = dict(task.columns) or None
-    fault = _fault_at(task.rank)
+    fault = _fault_at(task)
     try:
         for item in _records(task, columns):
             seen += 1
-            if fault is not None and seen > fault[0]:
+            if fault is not None and 0 <= fault[0] < seen:
                 _inject(fault)
             if isinstance(item, RecordError):
                 _raise_if_strict(task, item)
@@ -387,9 +388,12 @@ def commit_task(task: Task, stats: TaskStats) -> None:
     marker. A crash in between leaves no marker: the rank is not committed, and the next
     commit of it (``--resume``) replaces whatever was put in place."""
     rundir = task.rundir
+    fault = _fault_at(task)
     for table in TASK_TABLES:
         task.storage.promote(rundir.temp_part(table, task.rank, stats.attempt),
                              rundir.part(table, task.rank))
+        if fault is not None and fault[0] < 0:
+            _inject(fault)
     # Only the marker (what --resume trusts) is flushed to a local disk, with its folder,
     # which makes the renames before it durable too on journalling file systems.
     rundir.write_json(rundir.stats(task.rank), asdict(stats), durable=False)

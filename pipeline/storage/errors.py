@@ -54,13 +54,21 @@ def describe(exc: BaseException, path: str) -> str:
     return f"{shown}: {name}: {text}"
 
 
+def _precondition_failed(exc: BaseException) -> bool:
+    """An HTTP 412 (a conditional write whose condition did not hold), as s3fs reports it."""
+    cause = getattr(exc.__cause__, "response", None)
+    if isinstance(cause, dict) and cause.get("Error", {}).get("Code") == "PreconditionFailed":
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, OSError) and exc.errno == errno.EINVAL and (
+        "precondition" in text or "pre-condition" in text)
+
+
 def to_storage_error(exc: BaseException, path: str) -> StorageError:
     """``exc`` (any store's own kind) as a :class:`StorageError` naming ``path``."""
     if isinstance(exc, StorageError):
         return exc
-    if isinstance(exc, FileExistsError) or (
-        isinstance(exc, OSError) and exc.errno == errno.EINVAL and "recondition" in str(exc)
-    ):
+    if isinstance(exc, FileExistsError) or _precondition_failed(exc):
         return Conflict(describe(exc, path))
     cls = MissingPath if isinstance(exc, FileNotFoundError) else StorageError
     return cls(describe(exc, path))

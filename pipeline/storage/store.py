@@ -60,6 +60,11 @@ _S3_DEFAULTS: dict[str, Any] = {
 }
 
 
+#: For HTTP(S): URLs are taken as written (a presigned URL's query is already encoded, and
+#: re-encoding it breaks the signature).
+_HTTP_DEFAULTS: dict[str, Any] = {"encoded": True}
+
+
 @dataclass(frozen=True, slots=True)
 class Versioned:
     """An object read with its version: what a conditional write compares against."""
@@ -98,6 +103,8 @@ class Storage:
                 opts.update(scoped)
         if protocol == "s3":
             opts = _S3_DEFAULTS | opts
+        elif protocol in ("http", "https"):
+            opts = _HTTP_DEFAULTS | opts
         try:
             fs = fsspec.filesystem(protocol, **opts)
         except ImportError as exc:
@@ -124,6 +131,15 @@ class Storage:
         err = to_storage_error(exc, path)
         scrubbed = self.scrub(str(err))
         return err if scrubbed == str(err) else type(err)(scrubbed)
+
+    def snapshot(self) -> Storage:
+        """This storage for reading a folder that does not change while it is read (an
+        audit of an output): listings are cached and answer later size and existence
+        questions, so opening a file listed before costs no extra request. (A run never
+        uses it: other processes write the prefixes it lists.)"""
+        s3 = self.options.get("s3")
+        scoped = dict(s3) if isinstance(s3, Mapping) else {}
+        return Storage({**self.options, "s3": {**scoped, "use_listings_cache": True}})
 
     def scrub(self, text: str) -> str:
         """``text`` without the secret option values, URL user information or query
