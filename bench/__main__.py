@@ -247,7 +247,8 @@ def steady_state(paths: list[Path], work: Path, rounds: int = 3) -> tuple[float,
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true", help="20 MB end-to-end crawl")
-    parser.add_argument("--only", choices=["decode", "hostile", "e2e", "extract"], action="append")
+    parser.add_argument("--only", choices=["decode", "hostile", "e2e", "extract", "storage"],
+                        action="append")
     parser.add_argument("--results", type=Path, help="also write the tables to this file")
     args = parser.parse_args()
     tracked = ROOT / "bench" / "RESULTS.md"
@@ -259,7 +260,7 @@ def main() -> None:
         print(f"bench: {section} ({time.monotonic() - started:.0f} s so far)", file=sys.stderr,
               flush=True)
 
-    only = set(args.only or ["decode", "hostile", "e2e", "extract"])
+    only = set(args.only or ["decode", "hostile", "e2e", "extract", "storage"])
     lines = [f"# Benchmark results ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, "
              f"Python {sys.version.split()[0]})", "",
              "Measured by `make bench` (`python -m bench`). Peers run in the same process/run.", ""]
@@ -280,6 +281,11 @@ def main() -> None:
             lines += ["## Extraction", "", "(bench/extract_bench.py not present)", ""]
         else:
             extract_bench.run(lines)
+    if "storage" in only:
+        progress("storage: S3 against local disk, Spark against the local runner")
+        from bench import storage_bench
+
+        storage_bench.run(lines, 20 if args.quick else 40)
     text = "\n".join(lines) + "\n"
     print(text)
     if args.results is not None:
