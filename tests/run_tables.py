@@ -59,3 +59,21 @@ def table_rows(storage: Storage, out: str, run_id: str, *roots: str) -> dict[str
             shown.append(json.dumps(_relocated(row, roots), sort_keys=True, default=str))
         found[table] = sorted(shown)
     return found
+
+
+def differences(got: dict[str, list[str]], want: dict[str, list[str]], shown: int = 2) -> str:
+    """What differs between two :func:`table_rows` results, for an assertion message: per
+    table, the row counts and the first rows only one side has ("" when they are equal)."""
+    lines = []
+    for table in sorted(set(got) | set(want)):
+        mine, theirs = got.get(table, []), want.get(table, [])
+        if mine == theirs:
+            continue
+        lines.append(f"{table}: {len(mine)} rows, expected {len(theirs)}")
+        extra = sorted(set(mine) - set(theirs))
+        lacking = sorted(set(theirs) - set(mine))
+        lines += [f"  only here: {row[:1500]}" for row in extra[:shown]]
+        lines += [f"  only expected: {row[:1500]}" for row in lacking[:shown]]
+        if not extra and not lacking:
+            lines.append("  the same rows, some of them more often on one side")
+    return "\n".join(lines)

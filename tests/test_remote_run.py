@@ -20,7 +20,7 @@ from pipeline.storage import Storage
 from tests.cli_helpers import no_traceback, redecode
 from tests.crawl_builder import write_warc
 from tests.httpserver import serve
-from tests.run_tables import table_rows
+from tests.run_tables import differences, table_rows
 from tests.s3server import free_port
 
 
@@ -48,7 +48,8 @@ def test_s3_to_s3_equals_a_local_disk_run_and_audits_read_it(
     result = redecode("run", *inputs(crawl_bucket), "--out", out, "--run-id", "s3", "-w", "2",
                       "-q", "--rules", f"{crawl_bucket}/data/sample/rules.toml")
     assert result.returncode == (3 if unreadable else 0), result.stderr
-    assert rows_of(out, "s3", crawl_bucket) == expected
+    got = rows_of(out, "s3", crawl_bucket)
+    assert got == expected, differences(got, expected)
     keys = server.keys(out)
     assert not [k for k in keys if k.endswith(".tmp")]
     assert f"{out}/_runs/s3/_finished" in keys and f"{out}/_runs/s3/_lock" not in keys
@@ -88,7 +89,8 @@ def test_a_run_killed_mid_commit_on_s3_is_never_read_and_resume_finishes_it(
     resumed = redecode("run", *args, "--resume")
     assert resumed.returncode == (3 if unreadable else 0), resumed.stderr
     assert "took over the stale lock" in resumed.stderr
-    assert rows_of(out, "k", crawl_bucket) == expected
+    got = rows_of(out, "k", crawl_bucket)
+    assert got == expected, differences(got, expected)
     assert not [k for k in server.keys(out) if k.endswith(".tmp") or k.endswith("/_lock")]
 
 

@@ -15,7 +15,7 @@ from pipeline.runners.local import run
 from pipeline.storage import Storage
 from tests.cli_helpers import no_traceback, redecode, runs_row
 from tests.crawl_builder import write_warc
-from tests.run_tables import table_rows
+from tests.run_tables import differences, table_rows
 
 pytestmark = pytest.mark.spark
 #: The run of the retry test, and the rank whose task fails once after 5 records.
@@ -59,7 +59,8 @@ def test_spark_s3_to_s3_equals_a_local_disk_run(spark, s3_server, crawl_bucket: 
                   out, rules, run_id="spark", executor=spark_executor(session))
     assert summary.invariant_ok, summary.problems
     assert bool(summary.unreadable) == unreadable
-    assert s3_rows(out, "spark", crawl_bucket) == expected
+    got = s3_rows(out, "spark", crawl_bucket)
+    assert got == expected, differences(got, expected)
     assert not [k for k in s3_server.keys(out) if k.endswith(".tmp")]
 
 
@@ -77,7 +78,8 @@ def test_a_task_that_fails_once_part_way_is_retried_without_duplicates(
                   out, rules, run_id=RETRY_RUN, executor=spark_executor(session))
     assert flag.exists()  # the first attempt at the rank failed after 5 records
     assert summary.invariant_ok, summary.problems
-    assert s3_rows(out, RETRY_RUN, crawl_bucket) == expected  # none twice, none missing
+    got = s3_rows(out, RETRY_RUN, crawl_bucket)
+    assert got == expected, differences(got, expected)  # none twice, none missing
     assert not [k for k in s3_server.keys(out) if k.endswith(".tmp")]
 
 
