@@ -58,8 +58,6 @@ def test_s3_to_s3_equals_a_local_disk_run_and_audits_read_it(
     assert audit.returncode == 0, audit.stderr
     gates = json.loads(audit.stdout)["gates"]
     assert gates["records"] == sum(1 for _ in expected["records"])
-    report = redecode("report", "--out", out, "-o", str(tmp_path / "r.html"))
-    assert report.returncode == 0 and "<svg" in (tmp_path / "r.html").read_text()
 
 
 def test_a_run_killed_mid_commit_on_s3_is_never_read_and_resume_finishes_it(
@@ -171,9 +169,10 @@ def test_storage_failures_are_one_line_naming_the_path_and_write_nothing(
     assert named.rstrip("/") in line and said in line, line
     assert "wrong-secret-value" not in line
     assert server.keys(out) == []
-    audit = redecode("audit", "--out", named if named == out else out)
-    assert audit.returncode == 2 and no_traceback(audit)
-    assert out in one_line(audit.stderr)
+    if named == out:  # the audits refuse the same way
+        audit = redecode("audit", "--out", out)
+        assert audit.returncode == 2 and no_traceback(audit)
+        assert said in one_line(audit.stderr) and out in one_line(audit.stderr)
 
 
 def test_credentials_and_signed_queries_are_never_written(

@@ -83,6 +83,7 @@ def test_a_task_that_fails_once_part_way_is_retried_without_duplicates(
     assert not [k for k in s3_server.keys(out) if k.endswith(".tmp")]
 
 
+@pytest.mark.slow  # a second JVM (~8 CPU-seconds) and two command-line runs
 def test_the_command_line_engine_exits_as_the_local_runner_does(tmp_path: Path) -> None:
     good = [tmp_path / f"g{n}.warc.gz" for n in range(3)]
     for n, path in enumerate(good):
