@@ -180,7 +180,7 @@ def _execute_locked(
     done.sort(key=lambda s: s.rank)
     # attempts that lost (a retried or speculative copy on Spark) may have left theirs
     storage.remove_all([path for paths in rundir.temporary_files().values() for path in paths])
-    problems = _check(rundir, done)
+    problems = _check(rundir, done, len(plan.files))
     if lock.lost:
         raise OutputError(plan.run_id, f"{rundir.lock}: another process took the run's lock "
                           "over (this one stopped renewing it in time); the runs row was not "
@@ -205,12 +205,15 @@ def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> It
         yield from pool.run(tasks, progress)
 
 
-def _check(rundir: RunDir, done: list[TaskStats]) -> list[str]:
+def _check(rundir: RunDir, done: list[TaskStats], files: int) -> list[str]:
     """Every way the accounting fails, against the counters, the completion markers and
     every part in the run's partitions."""
     storage = rundir.storage
     problems = []
     committed = rundir.committed()
+    ran = {stats.rank for stats in done}
+    problems += [f"rank {rank}: never finished (no stats)" for rank in range(files)
+                 if rank not in ran]
     for stats in done:
         total = stats.written + sum(stats.skipped.values()) + stats.errors
         if stats.seen != total:

@@ -135,7 +135,9 @@ def _run_job(spark: Any, tasks: list[Task], partitions: int,
         try:
             while True:
                 running = thread.is_alive()
-                values: list[TaskStats] = reported.value
+                # One copy, then slice and count it: the accumulator's list grows while the
+                # job runs (an entry appended between a slice and a len() would be lost).
+                values: list[TaskStats] = list(reported.value)
                 for stats in values[seen:]:
                     if stats.rank not in claimed:  # one commit per rank, whatever is reported
                         claimed.add(stats.rank)
@@ -162,6 +164,10 @@ def _run_job(spark: Any, tasks: list[Task], partitions: int,
     thread.join()
     if failure:
         raise _job_error(failure[0])
+    unreported = sorted(set(by_rank) - claimed)
+    if unreported:
+        raise SparkJobFailed(f"the Spark job ended without reporting {len(unreported)} input "
+                             f"file(s), ranks {unreported[:10]}")
 
 
 def _job_error(exc: BaseException) -> BaseException:
