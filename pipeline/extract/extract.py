@@ -15,11 +15,12 @@ from pipeline.extract import document
 from pipeline.extract.document import ExtractionLimit, estimate_limits, utf8_of
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
-from pipeline.extract.links import extract_links, link_candidates
+from pipeline.extract.links import expand, extract_links, link_sources
 from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.reference_tree import Scan, parse_document, scan
+from pipeline.extract.url_attributes import KINDS, walk_limits
 from pipeline.extract.url_resolution import parse_url
 
 _DEFAULT_OPTIONS = ExtractOptions()
@@ -81,15 +82,16 @@ def extract(
     fast = document.NATIVE
     found: Scan | None = None
     tree: Any
+    limits = options.max_links.as_tuple()
     try:
         if fast:  # the compiled core: the same results (tests/unit/test_document.py), faster
             tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
-            elements, total_links, candidates, facts = document.facts(tree, options.max_links)
+            elements, sources, unread, facts = document.facts(tree, walk_limits(limits))
         else:
             estimate_limits(data, options.max_open_elements, options.max_attributes)
             tree = parse_document(data)
             found = scan(tree)
-            elements, total_links = found.elements, len(found.links)
+            elements = found.elements
         _check_budget(deadline, budget, "the parse")
     except Exception as exc:  # a limit, or nothing to extract from: the caller records why
         return _empty(page_url, (_failure("parse", exc),))
@@ -103,13 +105,14 @@ def extract(
         errors.append(_failure("metadata", exc))
 
     links: tuple[Link, ...] = ()
-    bad_urls = links_truncated = 0
+    bad_urls = 0
+    dropped: list[int] = [0] * len(KINDS)
     try:
         if found is not None:
-            candidates = link_candidates(found, options.max_links)
-        links, bad_urls, links_truncated = extract_links(
-            candidates, total_links, meta.base_url, page_url, doc_encoding, options.max_links
-        )
+            sources, unread = link_sources(found, walk_limits(limits))
+        candidates, past = expand(sources, limits, meta.base_url, page_url, doc_encoding)
+        dropped = [a + b for a, b in zip(unread, past, strict=True)]
+        links, bad_urls = extract_links(candidates, meta.base_url, page_url, doc_encoding)
         _check_budget(deadline, budget, "the links")
     except ExtractionLimit as exc:
         return _empty(page_url, (_failure("links", exc),))
@@ -178,7 +181,8 @@ def extract(
         bad_urls=bad_urls,
         base_href=meta.base_href,
         errors=tuple(errors),
-        links_truncated=links_truncated,
+        links_truncated=sum(dropped),
+        links_dropped=tuple((kind, count) for kind, count in zip(KINDS, dropped, strict=True) if count),
     )
 
 

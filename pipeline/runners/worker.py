@@ -236,6 +236,7 @@ def _rows(
         "main_text_length": len(fields.main_text),
         "links_count": len(fields.links),
         "links_dropped_count": fields.links_truncated,
+        "links_dropped_by_kind": json.dumps(dict(fields.links_dropped)) if fields.links_dropped else None,
         "bad_url_count": fields.bad_urls,
         "extract_errors": json.dumps(list(fields.errors), ensure_ascii=False) if fields.errors else None,
         "rules_version": rules.version,
@@ -250,6 +251,7 @@ def _rows(
             "rel": link.rel,
             "tag": link.tag,
             "attr": link.attr,
+            "kind": link.kind,
             "internal": link.internal,
             "nofollow": link.nofollow,
         }

@@ -57,11 +57,16 @@ def test_links_beyond_max_links_are_counted_not_recorded() -> None:
     from dataclasses import replace
 
     from pipeline.extract import ExtractOptions
+    from pipeline.extract.options import LinkLimits
 
-    html = "".join(f"<a href=/p{i}>{i}</a>" for i in range(30))
-    e = extract(html, "https://e.example/", "UTF-8", replace(ExtractOptions(), max_links=10))
-    assert len(e.links) == 10 and e.links_truncated == 20
-    assert e.links[-1].url == "https://e.example/p9"
+    html = "".join(f"<a href=/p{i}>{i}</a><img srcset='/i{i}a 1x, /i{i}b 2x'>" for i in range(30))
+    limits = LinkLimits(navigation=10, resource=15)
+    e = extract(html, "https://e.example/", "UTF-8", replace(ExtractOptions(), max_links=limits))
+    # 20 anchors are not read; 45 srcset URLs are left out once 15 are recorded
+    assert [link.kind for link in e.links].count("navigation") == 10
+    assert [link.kind for link in e.links].count("resource") == 15
+    assert e.links_dropped == (("navigation", 20), ("resource", 45)) and e.links_truncated == 65
+    assert [link.url for link in e.links if link.kind == "navigation"][-1] == "https://e.example/p9"
 
 
 def test_huge_documents_skip_pruning_but_still_extract() -> None:
