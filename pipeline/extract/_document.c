@@ -51,6 +51,7 @@
 #include <lexbor/tag/tag.h>
 
 #include "_ascii.h"
+#include "_urltext.h"
 
 typedef lxb_dom_node_t lxnode;
 typedef lexbor_str_t lxstr;
@@ -461,7 +462,7 @@ static int subtree_text(lxnode *scope, buf_t *out) {
     return 0;
 }
 
-/* ---- the links' sources (pipeline.extract.links.link_sources is the reference) -------
+/* ---- the links' candidates (pipeline.extract.links.link_candidates is the reference) ---
  * In tree order, each URL-valued attribute and each content that holds URLs, as
  * (kind, tag, attr, value, rel, text): the tables come from
  * pipeline.extract.url_attributes through configure_urls(). */
@@ -557,11 +558,16 @@ static int script_is_read(const lxstr *type, const lxstr *language) {
 }
 
 typedef struct {
-    PyObject *out;
+    PyObject *out, *refresh;  /* the candidates; the meta refresh contents */
     buf_t tmp, collapsed;
     Py_ssize_t elements;
     Py_ssize_t limits[URL_KINDS], seen[URL_KINDS];
 } sources_t;
+
+/* Whether one more URL of `kind` is under its limit (it is counted either way). */
+static inline int take(sources_t *st, int kind) {
+    return ++st->seen[kind] <= st->limits[kind];
+}
 
 static PyObject *tag_name(lxnode *n) {
     uintptr_t id = n->local_name;
@@ -588,10 +594,6 @@ static int add_source(sources_t *st, int kind, lxnode *n, PyObject *attr, PyObje
                       PyObject *rel, PyObject *text) {
     int rc = -1;
     if (value == NULL || rel == NULL || text == NULL) goto done;
-    if (++st->seen[kind] > st->limits[kind]) {
-        rc = 0;
-        goto done;
-    }
     PyObject *tag = tag_name(n);
     if (tag == NULL) goto done;
     PyObject *item = PyTuple_Pack(6, kind_names[kind], tag, attr ? attr : Py_None, value, rel, text);
@@ -629,6 +631,32 @@ static int has_resource_rel(const lxstr *rel) {
     return 0;
 }
 
+/* Adds one candidate per URL of `urls` (a new list of str, or NULL on error), each
+ * counted against the kind's limit. */
+static int add_urls(sources_t *st, int kind, lxnode *n, PyObject *attr, PyObject *urls) {
+    if (urls == NULL) return -1;
+    int rc = 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(urls); i++) {
+        if (take(st, kind))
+            rc = add_source(st, kind, n, attr, Py_NewRef(PyList_GET_ITEM(urls, i)), Py_NewRef(Py_None),
+                            PyUnicode_New(0, 0));
+    }
+    Py_DECREF(urls);
+    return rc;
+}
+
+/* One candidate per token of a space-separated value (ping, itemtype). */
+static int add_tokens(sources_t *st, int kind, lxnode *n, PyObject *attr, const lxstr *v) {
+    size_t at = 0, len;
+    for (const unsigned char *k; (k = next_keyword(v->data, v->length, &at, &len)) != NULL;) {
+        if (take(st, kind) &&
+            add_source(st, kind, n, attr, PyUnicode_DecodeUTF8((const char *)k, (Py_ssize_t)len, "replace"),
+                       Py_NewRef(Py_None), PyUnicode_New(0, 0)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int entry_source(sources_t *st, lxnode *n, const url_entry *e) {
     const lxstr *v = attr_value(find_named(n, e->name));
     if (v == NULL || (!e->keep_empty && only_ascii_space(v))) return 0;
@@ -637,18 +665,18 @@ static int entry_source(sources_t *st, lxnode *n, const url_entry *e) {
         !value_equals_ascii_ci(find_named(n, n_type), "image"))
         return 0;
     int kind = e->kind;
+    PyObject *attr = url_name_str[e->name];
+    if (e->form == FORM_SRCSET) return add_urls(st, kind, n, attr, srcset_urls(v->data, v->length));
+    if (e->form == FORM_SPACE) return add_tokens(st, kind, n, attr, v);
     if (e->name == n_href && (id == LXB_TAG_A || id == LXB_TAG_AREA || id == LXB_TAG_LINK)) {
         const lxstr *rel = attr_value(find_named(n, n_rel));
-        PyObject *text;
-        if (id == LXB_TAG_LINK) {
-            if (has_resource_rel(rel)) kind = K_RESOURCE;
-            text = PyUnicode_New(0, 0);
-        } else {
-            text = anchor_text(n, &st->tmp, &st->collapsed);
-        }
-        return add_source(st, kind, n, url_name_str[e->name], str_of(v), str_of(rel), text);
+        if (id == LXB_TAG_LINK && has_resource_rel(rel)) kind = K_RESOURCE;
+        if (!take(st, kind)) return 0;
+        PyObject *text = id == LXB_TAG_LINK ? PyUnicode_New(0, 0) : anchor_text(n, &st->tmp, &st->collapsed);
+        return add_source(st, kind, n, attr, str_of(v), str_of(rel), text);
     }
-    return add_source(st, kind, n, url_name_str[e->name], str_of(v), Py_NewRef(Py_None), PyUnicode_New(0, 0));
+    if (!take(st, kind)) return 0;
+    return add_source(st, kind, n, attr, str_of(v), Py_NewRef(Py_None), PyUnicode_New(0, 0));
 }
 
 /* LexborNode.text(deep=False) as UTF-8 bytes in tmp. */
@@ -674,46 +702,35 @@ static int sources_visit(sources_t *st, lxnode *n) {
         }
     }
     for (int k = 0; k < global_entry_count; k++) {
-        const url_entry *e = &global_entries[k];
-        const lxstr *v = attr_value(find_named(n, e->name));
-        if (v != NULL && !only_ascii_space(v) &&
-            add_source(st, e->kind, n, url_name_str[e->name], str_of(v), Py_NewRef(Py_None),
-                       PyUnicode_New(0, 0)) < 0)
-            return -1;
+        if (entry_source(st, n, &global_entries[k]) < 0) return -1;
     }
     const lxstr *style = attr_value(find_named(n, n_style));
     if (style != NULL && (has_byte(style, '(') || has_byte(style, '@')) &&
-        add_source(st, K_CSS, n, url_name_str[n_style], str_of(style), Py_NewRef(Py_None),
-                   PyUnicode_New(0, 0)) < 0)
+        add_urls(st, K_CSS, n, url_name_str[n_style], css_urls(style->data, style->length)) < 0)
         return -1;
     if (id == LXB_TAG_STYLE) {
         if (child_text_bytes(n, &st->tmp) < 0) return -1;
         if (st->tmp.len && (memchr(st->tmp.data, '(', st->tmp.len) || memchr(st->tmp.data, '@', st->tmp.len)))
-            return add_source(st, K_CSS, n, NULL,
-                              PyUnicode_DecodeUTF8(st->tmp.data, (Py_ssize_t)st->tmp.len, "replace"),
-                              Py_NewRef(Py_None), PyUnicode_New(0, 0));
+            return add_urls(st, K_CSS, n, NULL, css_urls((const unsigned char *)st->tmp.data, st->tmp.len));
     } else if (id == LXB_TAG_SCRIPT) {
         if (find_named(n, n_src) != NULL ||
             !script_is_read(attr_value(find_named(n, n_type)), attr_value(find_named(n, n_language))))
             return 0;
         if (child_text_bytes(n, &st->tmp) < 0) return -1;
-        return add_source(st, K_SCRIPT, n, NULL,
-                          PyUnicode_DecodeUTF8(st->tmp.data ? st->tmp.data : "", (Py_ssize_t)st->tmp.len,
-                                               "replace"),
-                          Py_NewRef(Py_None), PyUnicode_New(0, 0));
+        return add_urls(st, K_SCRIPT, n, NULL,
+                        script_urls((const unsigned char *)(st->tmp.data ? st->tmp.data : ""), st->tmp.len));
     } else if (id == LXB_TAG_META) {
         const lxstr *equiv = attr_value(find_named(n, n_http_equiv));
         const lxstr *content = attr_value(find_named(n, n_content));
-        if (equiv != NULL && content != NULL && ascii_ci_equals(equiv->data, equiv->length, "refresh") &&
-            equiv->length == 7)
-            return add_source(st, K_REFRESH, n, url_name_str[n_content], str_of(content),
-                              Py_NewRef(Py_None), PyUnicode_New(0, 0));
+        if (equiv != NULL && content != NULL && ascii_ci_equals(equiv->data, equiv->length, "refresh"))
+            return append_new(st->refresh, str_of(content));
     }
     return 0;
 }
 
 static void sources_free(sources_t *st) {
     Py_XDECREF(st->out);
+    Py_XDECREF(st->refresh);
     PyMem_Free(st->tmp.data);
     PyMem_Free(st->collapsed.data);
 }
@@ -1744,9 +1761,9 @@ fail:
     return NULL;
 }
 
-/* facts(limits) -> (elements, sources, unread per kind, head facts): the links' sources
- * and the metadata walk in one pass over the tree from the document element (selectolax's
- * root); limits is a tuple of URL_KINDS per-kind source limits. */
+/* facts(limits) -> (elements, candidates, dropped per kind, refresh contents, head facts):
+ * the links' candidates (at most limits[k] URLs of kind k) and the metadata walk in one
+ * pass over the tree from the document element (selectolax's root). */
 static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
     sources_t src = {0};
     PyObject *limits;
@@ -1762,8 +1779,8 @@ static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
     head_t head = {0};
     PyObject *result = NULL, *unread = NULL;
     lxnode *root = lxb_dom_document_root(&self->doc->dom_document);
-    if ((src.out = PyList_New(0)) == NULL || (head.metas = PyList_New(0)) == NULL ||
-        (head.links = PyList_New(0)) == NULL)
+    if ((src.out = PyList_New(0)) == NULL || (src.refresh = PyList_New(0)) == NULL ||
+        (head.metas = PyList_New(0)) == NULL || (head.links = PyList_New(0)) == NULL)
         goto done;
     FOR_EACH_NODE(root, n) {
         if (sources_visit(&src, n) < 0 || head_visit(&head, n) < 0) goto done;
@@ -1775,7 +1792,7 @@ static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
         if (count == NULL) goto done;
         PyList_SET_ITEM(unread, k, count);
     }
-    result = Py_BuildValue("(nONN)", src.elements, src.out, unread, head_result(&head));
+    result = Py_BuildValue("(nONON)", src.elements, src.out, unread, src.refresh, head_result(&head));
     unread = NULL;
 done:
     Py_XDECREF(unread);
@@ -1922,7 +1939,7 @@ static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
 
 static PyMethodDef Document_methods[] = {
     {"facts", (PyCFunction)Document_facts, METH_VARARGS,
-     "facts(limits) -> (elements, link sources, sources unread per kind, head facts)"},
+     "facts(limits) -> (elements, link candidates, dropped per kind, refresh contents, head facts)"},
     {"main_text", (PyCFunction)Document_main_text, METH_VARARGS,
      "main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share, "
      "article_min_share, prefix_chars) -> (blocks of the scope, visible text length, its first "
@@ -1943,7 +1960,25 @@ static PyTypeObject DocumentType = {
     .tp_methods = Document_methods,
 };
 
+/* The URLs inside a text (_urltext.c) for the links' expansion: fn(str) -> list[str]. */
+static PyObject *text_urls(PyObject *arg, PyObject *(*fn)(const unsigned char *, size_t)) {
+    Py_ssize_t n;
+    const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
+    if (s == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a str expected");
+        return NULL;  /* (a lone surrogate: UnicodeEncodeError; the caller takes the reference path) */
+    }
+    return fn((const unsigned char *)s, (size_t)n);
+}
+static PyObject *py_srcset_urls(PyObject *self, PyObject *arg) { return text_urls(arg, srcset_urls); }
+static PyObject *py_css_urls(PyObject *self, PyObject *arg) { return text_urls(arg, css_urls); }
+static PyObject *py_script_urls(PyObject *self, PyObject *arg) { return text_urls(arg, script_urls); }
+
 static PyMethodDef methods[] = {
+    {"srcset_urls", py_srcset_urls, METH_O, "srcset_urls(value) -> [url]: srcset.parse_srcset, compiled"},
+    {"css_urls", py_css_urls, METH_O, "css_urls(text) -> [url]: css_urls.css_urls, compiled"},
+    {"script_urls", py_script_urls, METH_O,
+     "script_urls(text) -> [value]: the URL-like string literals (script_strings), compiled"},
     {"configure", py_configure, METH_VARARGS,
      "configure(tag_flags, kinds, container_kinds, style_hidden, names_boilerplate, "
      "role_boilerplate): tag-name tables and the Python tests of the main-text walks"},

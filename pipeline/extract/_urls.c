@@ -244,7 +244,7 @@ enum { WAY_BASE, WAY_PAGE, WAY_SCRIPT, WAY_DOCUMENT_URL, WAYS };
 
 /* links(candidates, base, page_data, page_url, has_domain, internal_of, internal_fn,
  *       reencode, reencode_all) -> (tuple of Link, bad)
- * candidates: [(kind, tag, attr, value, rel, text)] as links.expand gives them; base: the
+ * candidates: [(kind, tag, attr, value, rel, text)] as links.link_candidates gives them; base: the
  * base URL as UTF-8 bytes or None; page_data / page_url: the document's URL as UTF-8 bytes
  * and as str, or None; has_domain: whether the page has a registered domain (else every
  * internal flag is None); internal_of: {host: internal} (read and filled); internal_fn:

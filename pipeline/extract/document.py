@@ -172,13 +172,14 @@ def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: fl
         raise ExtractionLimit(code, message) from None
 
 
-def facts(doc: Any, limits: tuple[int, ...]) -> tuple[int, list[LinkCandidate], list[int], HeadFacts]:
+def facts(doc: Any, limits: tuple[int, ...]) -> tuple[int, list[LinkCandidate], list[int], list[str], HeadFacts]:
     """What the links and metadata read, in one compiled walk: (nodes in the document as
-    selectolax's ``traverse()`` counts them, the links' sources in tree order, at most
-    ``limits[k]`` of each kind, the sources left unread per kind, and the head facts) —
-    what ``scan`` + ``link_sources`` + ``head_facts`` give on the reference path."""
-    elements, sources, unread, head = doc.facts(limits)
-    return elements, sources, unread, HeadFacts(*head)
+    selectolax's ``traverse()`` counts them, the link candidates in tree order, at most
+    ``limits[k]`` of each kind, the URLs left out per kind, the meta refresh contents, and
+    the head facts) — what ``scan`` + ``link_candidates`` + ``head_facts`` give on the
+    reference path."""
+    elements, candidates, dropped, refresh, head = doc.facts(limits)
+    return elements, candidates, dropped, refresh, HeadFacts(*head)
 
 
 def main_text(doc: Any, drop_boilerplate_tags: bool, drop_hidden: bool, prune_patterns: bool,

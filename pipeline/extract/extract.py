@@ -15,15 +15,16 @@ from pipeline.extract import document
 from pipeline.extract.document import ExtractionLimit, estimate_limits, utf8_of
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
-from pipeline.extract.links import expand, extract_links, link_sources
+from pipeline.extract.links import extract_links, link_candidates, refresh_candidate
 from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.reference_tree import Scan, parse_document, scan
-from pipeline.extract.url_attributes import KINDS, walk_limits
+from pipeline.extract.url_attributes import KINDS
 from pipeline.extract.url_resolution import parse_url
 
 _DEFAULT_OPTIONS = ExtractOptions()
+_REFRESH = KINDS.index("refresh")
 #: The fallback runs only on pages with this many times ``fallback_min_chars`` of text.
 FALLBACK_RATIO = 4
 #: No second main-text pass on trees this big: real articles stay far below (the largest of
@@ -83,10 +84,11 @@ def extract(
     found: Scan | None = None
     tree: Any
     limits = options.max_links.as_tuple()
+    dropped: list[int] = [0] * len(KINDS)
     try:
         if fast:  # the compiled core: the same results (tests/unit/test_document.py), faster
             tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
-            elements, sources, unread, facts = document.facts(tree, walk_limits(limits))
+            elements, candidates, dropped, refresh, facts = document.facts(tree, limits)
         else:
             estimate_limits(data, options.max_open_elements, options.max_attributes)
             tree = parse_document(data)
@@ -106,12 +108,15 @@ def extract(
 
     links: tuple[Link, ...] = ()
     bad_urls = 0
-    dropped: list[int] = [0] * len(KINDS)
     try:
         if found is not None:
-            sources, unread = link_sources(found, walk_limits(limits))
-        candidates, past = expand(sources, limits, meta.base_url, page_url, doc_encoding)
-        dropped = [a + b for a, b in zip(unread, past, strict=True)]
+            candidates, dropped, refresh = link_candidates(found, limits)
+        target = refresh_candidate(refresh, meta.base_url, page_url, doc_encoding)
+        if target is not None:
+            if limits[_REFRESH] > 0:
+                candidates.append(target)
+            else:
+                dropped[_REFRESH] += 1
         links, bad_urls = extract_links(candidates, meta.base_url, page_url, doc_encoding)
         _check_budget(deadline, budget, "the links")
     except ExtractionLimit as exc:

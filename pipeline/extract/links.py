@@ -2,14 +2,15 @@
 
 Three steps, each with a compiled form and this pure-Python reference (tests compare them):
 
-1. *Sources* (:func:`link_sources`; compiled: the ``facts`` walk of ``_document.c``): in tree
-   order, each URL-valued attribute and each content that holds URLs, as
-   ``(kind, tag, attr, value, rel, text)`` — the table is
-   :mod:`pipeline.extract.url_attributes`.
-2. *Candidates* (:func:`expand`): one per URL: a ``srcset`` split into its image
+1. *Candidates* (:func:`link_candidates`; compiled: the ``facts`` walk of ``_document.c``
+   with the tokenizers of ``_urltext.c``): in tree order, each URL of each URL-valued
+   attribute and of each content that holds URLs, as ``(kind, tag, attr, value, rel,
+   text)`` — the table is :mod:`pipeline.extract.url_attributes`.
+   The walk reads URLs out of text as it goes: a ``srcset`` split into its image
    candidates, ``ping``/``itemtype`` into their tokens, CSS into its URLs, a script into its
-   URL-like strings, the first meta refresh that parses into its target.
-3. *Links* (:func:`extract_links`; compiled: ``_urls.links``): each candidate resolved per
+   URL-like strings; the first meta refresh that parses gives one more
+   (:func:`refresh_candidate`).
+2. *Links* (:func:`extract_links`; compiled: ``_urls.links``): each candidate resolved per
    the URL Standard, with its ``internal`` flag from the one host parser
    (:mod:`pipeline.urlhost`).
 
@@ -45,7 +46,6 @@ from pipeline.extract.url_attributes import (
     SRCSET,
     link_kind,
     script_is_read,
-    value_form,
 )
 from pipeline.extract.url_resolution import Resolver, resolve_url
 from pipeline.urlhost import parse_host, registered_domain
@@ -77,103 +77,94 @@ def _empty(value: str) -> bool:
     return not value.strip(_ASCII_WHITESPACE)
 
 
-def link_sources(found: Scan, limits: Limits) -> tuple[list[LinkCandidate], list[int]]:
-    """The sources of the document's links in tree order, at most ``limits[k]`` of each
-    kind, and per kind the number of sources left unread past its limit. The pure-Python
-    reference of the compiled walk's sources (:func:`pipeline.extract.document.facts`)."""
+def _script_urls(text: str) -> list[str]:
+    return [value for value in string_literals(text) if url_like(value)]
+
+
+def _tokens(value: str) -> list[str]:
+    """A space-separated value's tokens (split on ASCII whitespace, Infra Standard)."""
+    return [token for token in value.translate(_SPLIT).split(" ") if token]
+
+
+def link_candidates(found: Scan, limits: Limits) -> tuple[list[LinkCandidate], list[int], list[str]]:
+    """The document's link candidates in tree order, one per URL (a ``srcset`` split into
+    its image candidates, ``ping``/``itemtype`` into their tokens, a style sheet into its
+    URLs, a script into its URL-like strings), at most ``limits[k]`` of each kind; per kind
+    the URLs left out past its limit; and the ``content`` of each meta refresh, in tree
+    order (:func:`refresh_candidate` picks the one that acts). The pure-Python reference of
+    the compiled walk (:func:`pipeline.extract.document.facts`)."""
     out: list[LinkCandidate] = []
+    refresh: list[str] = []
     seen = [0] * len(KINDS)
     index = {kind: k for k, kind in enumerate(KINDS)}
 
-    def add(kind: str, tag: str, attr: str | None, value: str, rel: str | None, text: str) -> None:
+    def add(kind: str, tag: str, attr: str | None, values: list[str], rel: str | None = None,
+            text: str = "") -> None:
         k = index[kind]
-        seen[k] += 1
-        if seen[k] <= limits[k]:
-            out.append((kind, tag, attr, value, rel, text))
+        for value in values:
+            seen[k] += 1
+            if seen[k] <= limits[k]:
+                out.append((kind, tag, attr, value, rel, text))
 
     for node in found.elements_in_order:
         tag = node.tag
         attrs = node.attributes
         if not attrs and tag not in ("style", "script"):
             continue
-        for attr, kind, _form in ELEMENT_ATTRIBUTES.get(tag, ()):
+        for attr, kind, form in (*ELEMENT_ATTRIBUTES.get(tag, ()), *GLOBAL_ATTRIBUTES):
             value = attrs.get(attr)
             if value is None or (_empty(value) and attr not in EMPTY_KEPT):
                 continue
             if tag == "input" and attr == "src" and (attrs.get("type") or "").lower() != "image":
                 continue
-            rel, text = None, ""
-            if tag in ("a", "area", "link") and attr == "href":
+            if form == SRCSET:
+                add(kind, tag, attr, parse_srcset(value))
+            elif form == SPACE_SEPARATED:
+                add(kind, tag, attr, _tokens(value))
+            elif tag in ("a", "area", "link") and attr == "href":
                 rel = attrs.get("rel")
-                if tag == "a":
-                    text = " ".join(node.text().split())
-                elif tag == "area":
-                    text = " ".join((attrs.get("alt") or "").split())
+                if tag == "link":
+                    add(link_kind(rel_keywords(rel)), tag, attr, [value], rel)
+                elif seen[index[kind]] >= limits[index[kind]]:
+                    seen[index[kind]] += 1  # (its text is not read)
+                elif tag == "a":
+                    add(kind, tag, attr, [value], rel, " ".join(node.text().split()))
                 else:
-                    kind = link_kind(rel_keywords(rel))
-            add(kind, tag, attr, value, rel, text)
-        for attr, kind, _form in GLOBAL_ATTRIBUTES:
-            value = attrs.get(attr)
-            if value is not None and not _empty(value):
-                add(kind, tag, attr, value, None, "")
+                    add(kind, tag, attr, [value], rel, " ".join((attrs.get("alt") or "").split()))
+            else:
+                add(kind, tag, attr, [value])
         style = attrs.get("style")
         if style is not None and css_urls_possible(style):
-            add("css", tag, "style", style, None, "")
+            add("css", tag, "style", css_urls(style))
         if tag == "style":
             text = node.text(deep=False)
             if css_urls_possible(text):
-                add("css", tag, None, text, None, "")
+                add("css", tag, None, css_urls(text))
         elif tag == "script" and "src" not in attrs and script_is_read(attrs.get("type"), attrs.get("language")):
-            add("script-string", tag, None, node.text(deep=False), None, "")
+            add("script-string", tag, None, _script_urls(node.text(deep=False)))
         elif tag == "meta" and (attrs.get("http-equiv") or "").lower() == "refresh":
             content = attrs.get("content")
             if content is not None:
-                add("refresh", tag, "content", content, None, "")
+                refresh.append(content)
     dropped = [max(0, count - limit) for count, limit in zip(seen, limits, strict=True)]
-    return out, dropped
+    return out, dropped, refresh
 
 
-def expand(sources: list[LinkCandidate], limits: Limits, base_url: str | None, page_url: str | None,
-           encoding: str) -> tuple[list[LinkCandidate], list[int]]:
-    """One candidate per URL of the ``sources`` (at most ``limits[k]`` of each kind), and
-    per kind the URLs left out past its limit."""
-    out: list[LinkCandidate] = []
-    seen = [0] * len(KINDS)
-    index = {kind: k for k, kind in enumerate(KINDS)}
-    refreshed = False
-    for source in sources:
-        kind, tag, attr, value, rel, text = source
-        if kind == "css":
-            values = css_urls(value)
-        elif kind == "script-string":
-            values = [s for s in string_literals(value) if url_like(s)]
-        elif kind == "refresh":
-            # Only the first meta refresh that parses (and whose URL parses) acts: the
-            # steps set the document's "will declaratively refresh" after one succeeds.
-            if refreshed:
-                continue
-            parsed = parse_refresh(value)
-            if parsed is None or parsed[1] is None and page_url is None:
-                continue
-            target = page_url if parsed[1] is None else parsed[1]
-            if parsed[1] is not None and resolve_url(target, base_url, encoding) is None:
-                continue
-            refreshed = True
-            values = [target]
-        elif (form := value_form(tag, attr)) == SRCSET:
-            values = parse_srcset(value)
-        elif form == SPACE_SEPARATED:
-            values = value.translate(_SPLIT).split()
-        else:
-            out.append(source)  # (counted with the sources: one URL each)
+def refresh_candidate(contents: list[str], base_url: str | None, page_url: str | None,
+                      encoding: str) -> LinkCandidate | None:
+    """The meta refresh that acts, as a candidate: the first ``content`` that parses and
+    whose URL (if any) parses — the shared declarative refresh steps set the document's
+    "will declaratively refresh" after the first that succeeds. Its target is the document's
+    own URL when it names none."""
+    for content in contents:
+        parsed = parse_refresh(content)
+        if parsed is None:
             continue
-        k = index[kind]
-        for url in values:
-            seen[k] += 1
-            if seen[k] <= limits[k]:
-                out.append((kind, tag, attr, url, rel, text))
-    dropped = [max(0, count - limit) for count, limit in zip(seen, limits, strict=True)]
-    return out, dropped
+        if parsed[1] is None:  # (it acts: no later one does, even without a record URL)
+            return None if page_url is None else ("refresh", "meta", "content", page_url, None, "")
+        if resolve_url(parsed[1], base_url, encoding) is not None:
+            return ("refresh", "meta", "content", parsed[1], None, "")
+    return None
 
 
 def extract_links(

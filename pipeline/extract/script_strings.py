@@ -55,10 +55,11 @@ _TEMPLATE_RUN = re.compile(r"[^`\\$]+|\$(?!\{)")
 #: Absolute URLs of the schemes a crawler fetches, and scheme-relative ones: the host (after
 #: any userinfo) is an IP literal or has a dot.
 _ABSOLUTE = re.compile(r"(?:(?:https?|ftp|wss?):)?//(?:[^/?#@]*@)?(?:\[|[^/?#:]*\.[^/?#:]*[^/?#:.])",
-                       re.IGNORECASE)
-#: The code points a valid URL string holds (URL Standard §4.3 URL code points and "%"): no
-#: white space, no control, none of "<>\"{}|\\^`" (template placeholders, markup).
-_URL_TEXT = re.compile(r"[!$%&'()*+,\-./0-9:;=?@A-Z_a-z~\u00a0-\U0010fffd]+")
+                       re.IGNORECASE | re.ASCII)
+#: The code points a valid URL string holds (URL Standard §4.3 URL code points, "%", "#" and
+#: the brackets of an IPv6 host): no white space, no control, none of "<>\"{}|\\^`"
+#: (template placeholders, markup).
+_URL_TEXT = re.compile(r"[!#$%&'()*+,\-./0-9:;=?@A-Z\[\]_a-z~\u00a0-\U0010fffd]+")
 
 
 def url_like(value: str) -> bool:
@@ -77,7 +78,9 @@ def url_like(value: str) -> bool:
         if value.startswith("//"):
             return _ABSOLUTE.match(value) is not None
         # path-absolute: "/" then a path character (not "/" alone, not "/*")
-        return len(value) > 1 and (value[1].isalnum() or value[1] in "-._~%")
+        second = value[1:2]
+        return second != "" and (second.isascii() and (second.isalnum() or second in "-._~%")
+                                  or second >= "\u00a0")
     if first == ".":
         return value.startswith(("./", "../"))
     return _ABSOLUTE.match(value) is not None
@@ -243,8 +246,7 @@ class _Reader:
             c = text[at]
             if c == "`":
                 if whole and valid:
-                    # §12.9.6: CR LF and CR in a template's characters are LF
-                    self.out.append(_usv("".join(out).replace("\r\n", "\n").replace("\r", "\n")))
+                    self.out.append(_usv("".join(out)))
                 return at + 1
             if c == "$":  # "${" (a lone "$" is matched by the run below)
                 if text.startswith("{", at + 1):
@@ -259,7 +261,8 @@ class _Reader:
                 continue
             piece = _TEMPLATE_RUN.match(text, at)
             assert piece is not None
-            out.append(piece.group())
+            # §12.9.6 TV: a CR LF or CR of the source is a LF (an escaped "\r" stays CR)
+            out.append(piece.group().replace("\r\n", "\n").replace("\r", "\n"))
             at = piece.end()
         return at
 

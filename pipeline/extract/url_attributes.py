@@ -41,27 +41,12 @@ it is left out. An empty ``href`` is the base URL, as the ``href`` IDL attribute
 
 from __future__ import annotations
 
-import sys
 from typing import Literal
 
 Kind = Literal["navigation", "resource", "form", "refresh", "metadata", "css", "script-string"]
 #: Every kind, in the order the records' per-kind counts list them.
 KINDS: tuple[Kind, ...] = ("navigation", "resource", "form", "refresh", "metadata", "css",
                           "script-string")
-
-#: Kinds whose every source is one URL: the walk stops reading their sources at the kind's
-#: limit (a page of a million anchors costs no more than one of ten thousand). The other
-#: kinds mix one-URL and many-URL sources (``srcset``, ``ping``, style sheets, scripts): the
-#: walk reads them all and the limit applies to their URLs, in tree order.
-ONE_URL_KINDS = frozenset({"navigation", "form"})
-
-
-def walk_limits(limits: tuple[int, ...]) -> tuple[int, ...]:
-    """The per-kind limits the walk applies to sources: ``limits`` for the one-URL kinds,
-    none (``sys.maxsize``) for the others."""
-    return tuple(limit if kind in ONE_URL_KINDS else sys.maxsize
-                 for kind, limit in zip(KINDS, limits, strict=True))
-
 
 #: How an attribute value holds URLs.
 ONE, SPACE_SEPARATED, SRCSET = 0, 1, 2

@@ -2,7 +2,7 @@
 the parse limits on both paths.
 
 Every extractor result must be the same on both paths: the compiled walks are only a
-faster way to compute what ``scan`` + ``link_sources`` and ``marked_text`` compute.
+faster way to compute what ``scan`` + ``link_candidates`` and ``marked_text`` compute.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from pipeline.extract import document, extract, native_status
 from pipeline.extract.document import utf8_of
-from pipeline.extract.links import link_sources
+from pipeline.extract.links import link_candidates
 from pipeline.extract.main_text import marked_text, prepare_blocks
 from pipeline.extract.meta import head_facts
 from pipeline.extract.options import ExtractOptions
@@ -54,7 +54,7 @@ def test_the_compiled_core_serves_unless_the_job_runs_without_a_compiler() -> No
 
 def _python_links(html: str, limits: tuple[int, ...]) -> tuple[int, list, list]:
     found = scan(parse_document(html))
-    return (found.elements, *link_sources(found, limits))
+    return (found.elements, *link_candidates(found, limits))
 
 
 def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
@@ -134,7 +134,7 @@ def test_walks_equal_the_python_reference(
     fast, reference = _both_main_text(html, options)
     assert fast == reference
     facts = head_facts(scan(parse_document(html)))
-    limits = (max_links,) * 7
+    limits = (max_links, max_links, max_links, max_links, max_links, max_links + 1, max_links + 2)
     assert document.facts(_native(html), limits) == (*_python_links(html, limits), facts)
 
 
@@ -300,11 +300,13 @@ def test_the_core_takes_no_address_from_python() -> None:
     # Everything the walks read hangs off a Document, which owns its tree.
     public = {name for name in dir(_document) if not name.startswith("_")}
     assert public == {"Document", "ParseLimitError", "LEXBOR_VERSION", "configure",
-                      "configure_head", "configure_patterns", "configure_urls", "blocks"}
+                      "configure_head", "configure_patterns", "configure_urls", "blocks",
+                      # the tokenizers of the links' texts, on a str (the tests compare them)
+                      "css_urls", "script_urls", "srcset_urls"}
     assert set(dir(_document.Document)) >= {"facts", "main_text"}
     with pytest.raises(TypeError):
         _document.Document(12345)
     tree = _document.Document(b"<title>t</title><a href=/x>x</a>")
     facts = tree.facts((10,) * 7)
     del tree  # the facts are Python objects: nothing refers into the freed tree
-    assert facts[3][2] == "t"
+    assert facts[4][2] == "t" and facts[1][0][3] == "/x"

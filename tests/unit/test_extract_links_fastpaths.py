@@ -125,10 +125,9 @@ def test_links_in_one_c_call_on_the_article_pages() -> None:
     total = 0
     limits = (10_000,) * 7
     for _, url, html, _ in pages:
-        _, sources, _, head = document.facts(document.parse(html.encode(), 0, 0, 0.0), limits)
+        _, candidates, _, _, head = document.facts(document.parse(html.encode(), 0, 0, 0.0), limits)
         for encoding in ("UTF-8", "windows-1252"):
             base = extract_metadata(head, url, encoding).base_url
-            candidates, _ = links.expand(sources, limits, base, url, encoding)
             fast = links.extract_links(candidates, base, url, encoding)
             assert fast == _python_links(candidates, base, url, encoding), url
             total += len(fast[0])

@@ -62,7 +62,7 @@ def test_links_beyond_max_links_are_counted_not_recorded() -> None:
     html = "".join(f"<a href=/p{i}>{i}</a><img srcset='/i{i}a 1x, /i{i}b 2x'>" for i in range(30))
     limits = LinkLimits(navigation=10, resource=15)
     e = extract(html, "https://e.example/", "UTF-8", replace(ExtractOptions(), max_links=limits))
-    # 20 anchors are not read; 45 srcset URLs are left out once 15 are recorded
+    # 20 anchors and 45 srcset URLs are left out once 10 and 15 are recorded
     assert [link.kind for link in e.links].count("navigation") == 10
     assert [link.kind for link in e.links].count("resource") == 15
     assert e.links_dropped == (("navigation", 20), ("resource", 45)) and e.links_truncated == 65
