@@ -331,24 +331,58 @@ static size_t css_escaped(const unsigned char *s, size_t i, size_t n, tbuf *b, u
 /* The end of the name run at i (§4.3.12), its value ASCII-lowercased into lower (at most
  * cap - 1 bytes; *fits 0 when longer; U+212A KELVIN SIGN lowercases to "k", as str.lower()
  * does: the one non-ASCII code point that lowercases into the names compared). */
+/* Plain ASCII name code points (letters, digits, "_", "-"): the bulk of every name. */
+static unsigned char css_plain_name[256];
+
+/* The end of the name run at i (§4.3.12 consume an ident sequence), its value not read. */
+static size_t css_name_end(const unsigned char *s, size_t i, size_t n) {
+    while (i < n) {
+        while (i < n && css_plain_name[s[i]]) i++;
+        if (i >= n) break;
+        unsigned char c = s[i];
+        if (c >= 0x80 || c == 0) i++;
+        else if (css_valid_escape(s, i, n)) i = css_escaped(s, i + 1, n, NULL, NULL);
+        else break;
+    }
+    return i;
+}
+
 static size_t css_name(const unsigned char *s, size_t i, size_t n, char *lower, size_t cap, int *fits) {
     size_t len = 0;
     *fits = 1;
     while (i < n) {
-        uint32_t cp;
-        if (s[i] == '\\') {
-            if (!css_valid_escape(s, i, n)) break;
-            i = css_escaped(s, i + 1, n, NULL, &cp);
-        } else if (css_name_char(s[i])) {
-            size_t k;
-            cp = decode_at(s, i, n, &k);
-            i += k;
-        } else {
-            break;
+        size_t start = i;
+        while (i < n && css_plain_name[s[i]]) i++;
+        if (i > start) {  /* the run, lowercased as far as it fits */
+            size_t run = i - start, room = cap - 1 - len, take = run < room ? run : room;
+            for (size_t k = 0; k < take; k++) lower[len++] = (char)ascii_lower(s[start + k]);
+            if (run > take) *fits = 0;
+            if (i >= n) break;
         }
-        if (cp == 0x212A) cp = 'k';
-        if (cp < 0x80 && len + 1 < cap) lower[len++] = (char)ascii_lower((unsigned char)cp);
-        else *fits = 0;
+        unsigned char c = s[i];
+        if (c < 0x80 && c != 0) {
+            if (c == '\\') {
+                if (!css_valid_escape(s, i, n)) break;
+                uint32_t cp;
+                i = css_escaped(s, i + 1, n, NULL, &cp);
+                if (cp == 0x212A) cp = 'k';
+                if (cp < 0x80 && len + 1 < cap) lower[len++] = (char)ascii_lower((unsigned char)cp);
+                else *fits = 0;
+                continue;
+            }
+            if (!css_name_char(c)) break;
+            if (len + 1 < cap) lower[len++] = (char)ascii_lower(c);
+            else *fits = 0;
+            i++;
+        } else if (c == 0xE2 && i + 2 < n && s[i + 1] == 0x84 && s[i + 2] == 0xAA) {
+            /* U+212A KELVIN SIGN: str.lower() makes it "k" */
+            if (len + 1 < cap) lower[len++] = 'k';
+            else *fits = 0;
+            i += 3;
+        } else {  /* any other non-ASCII byte, or NUL (U+FFFD): a name code point */
+            *fits = 0;
+            i++;
+        }
     }
     lower[len] = '\0';
     return i;
@@ -383,6 +417,29 @@ static int css_push(css_t *t, unsigned char image_set) {
     }
     t->parens[t->depth++] = image_set;
     return 0;
+}
+
+/* The end of a string token from its quote at i, its value not read (§4.3.5: escapes
+ * are consumed whole, so "\41\n" does not end it); *valid 0 for a bad string. */
+static size_t css_skip_string(const unsigned char *s, size_t i, size_t n, int *valid) {
+    unsigned char quote = s[i++];
+    *valid = 1;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c == quote) return i + 1;
+        if (css_newline(c)) {
+            *valid = 0;
+            return i;
+        }
+        if (c == '\\') {
+            if (i + 1 >= n) return i + 1;
+            if (css_newline(s[i + 1])) i += (s[i + 1] == '\r' && i + 2 < n && s[i + 2] == '\n') ? 3 : 2;
+            else i = css_escaped(s, i + 1, n, NULL, NULL);
+            continue;
+        }
+        i++;
+    }
+    return i;
 }
 
 /* §4.3.5 from the quote at i: the value in t->value, *valid 0 for a bad string; the
@@ -479,8 +536,10 @@ static size_t css_ident_like(css_t *t, size_t i) {
     size_t n = t->n;
     char lower[24];
     int fits;
-    i = css_name(s, i, n, lower, sizeof lower, &fits);
+    size_t start = i;
+    i = css_name_end(s, i, n);
     if (i >= n || s[i] != '(') return i;
+    css_name(s, start, n, lower, sizeof lower, &fits);  /* its value, lowercased */
     i++;
     if (!fits || strcmp(lower, "url") != 0) {
         int image_set = fits && (strcmp(lower, "image-set") == 0 || strcmp(lower, "-webkit-image-set") == 0);
@@ -526,6 +585,11 @@ static size_t css_number(const unsigned char *s, size_t i, size_t n) {
 }
 
 PyObject *css_urls(const unsigned char *s, size_t n) {
+    if (!css_plain_name['a']) {
+        for (int b = 0; b < 256; b++)
+            css_plain_name[b] = (unsigned char)((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
+                                                (b >= '0' && b <= '9') || b == '_' || b == '-');
+    }
     css_t t = {s, n, PyList_New(0), {0}, NULL, 0, 0, 0, 0};
     if (t.out == NULL) return NULL;
     size_t i = 0;
@@ -539,31 +603,35 @@ PyObject *css_urls(const unsigned char *s, size_t n) {
         t.prelude_fresh = 0;
         char lower[16];
         int fits;
-        if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-            const unsigned char *close = NULL;
-            for (size_t k = i + 2; k + 1 < n; k++) {
-                if (s[k] == '*' && s[k + 1] == '/') {
-                    close = s + k;
-                    break;
-                }
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80 || c == 0) {
+            /* a name-start code point: an ident-like token, whatever else could start here */
+            if ((i = css_ident_like(&t, i)) == (size_t)-1) goto fail;
+        } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            const unsigned char *close = NULL, *from = s + i + 2, *end = s + n;
+            while (from < end && (close = memchr(from, '*', (size_t)(end - from))) != NULL) {
+                if (close + 1 < end && close[1] == '/') break;
+                from = close + 1;
+                close = NULL;
             }
             i = close == NULL ? n : (size_t)(close - s) + 2;
             t.prelude_fresh = fresh;
         } else if (c == '"' || c == '\'') {
             int valid;
-            i = css_string(&t, i, &valid);
-            if (i == (size_t)-1) goto fail;
-            if (valid && ((fresh && t.prelude == 1) || (t.depth && t.parens[t.depth - 1])) && css_keep(&t) < 0)
-                goto fail;
+            if ((fresh && t.prelude == 1) || (t.depth && t.parens[t.depth - 1])) {
+                i = css_string(&t, i, &valid);
+                if (i == (size_t)-1 || (valid && css_keep(&t) < 0)) goto fail;
+            } else {
+                i = css_skip_string(s, i, n, &valid);
+            }
         } else if (c == '#' && i + 1 < n && (css_name_char(s[i + 1]) || css_valid_escape(s, i + 1, n))) {
-            i = css_name(s, i + 1, n, lower, sizeof lower, &fits);
+            i = css_name_end(s, i + 1, n);
         } else if (c == '@' && css_ident_starts(s, i + 1, n)) {
             i = css_name(s, i + 1, n, lower, sizeof lower, &fits);
             t.prelude = !fits ? 0 : strcmp(lower, "import") == 0 ? 1 : strcmp(lower, "namespace") == 0 ? 2 : 0;
             t.prelude_fresh = 1;
         } else if ((c == '+' || c == '-' || c == '.' || is_digit(c)) && css_starts_number(s, i, n)) {
             i = css_number(s, i, n);
-            if (css_ident_starts(s, i, n)) i = css_name(s, i, n, lower, sizeof lower, &fits);
+            if (css_ident_starts(s, i, n)) i = css_name_end(s, i, n);
             else if (i < n && s[i] == '%') i++;
         } else if (c == '-' && i + 2 < n && s[i + 1] == '-' && s[i + 2] == '>') {
             i += 3;
@@ -621,8 +689,10 @@ static inline size_t js_space(const unsigned char *s, size_t i, size_t n) {
     return 0;
 }
 
+static unsigned char js_word_table[256];
+
 static inline int js_word_char(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '$' || c >= 0x80;
+    return js_word_table[c];
 }
 
 /* script_strings._WORD at i: the end of the word, or i when none starts there. */
@@ -638,13 +708,17 @@ static size_t js_word(const unsigned char *s, size_t i, size_t n) {
     return i;
 }
 
+/* Whether the word s[0..n) is one of script_strings._BEFORE_EXPRESSION. */
 static int js_before_expression(const unsigned char *s, size_t n) {
-    static const char *const words[] = {"return", "typeof", "instanceof", "in", "of", "new", "delete",
-                                        "void", "throw", "case", "do", "else", "yield", "await"};
-    for (size_t k = 0; k < sizeof words / sizeof *words; k++) {
-        if (strlen(words[k]) == n && memcmp(words[k], s, n) == 0) return 1;
+    switch (n) {
+    case 2: return !memcmp(s, "in", 2) || !memcmp(s, "of", 2) || !memcmp(s, "do", 2);
+    case 3: return !memcmp(s, "new", 3);
+    case 4: return !memcmp(s, "void", 4) || !memcmp(s, "case", 4) || !memcmp(s, "else", 4);
+    case 5: return !memcmp(s, "throw", 5) || !memcmp(s, "yield", 5) || !memcmp(s, "await", 5);
+    case 6: return !memcmp(s, "return", 6) || !memcmp(s, "typeof", 6) || !memcmp(s, "delete", 6);
+    case 10: return !memcmp(s, "instanceof", 10);
+    default: return 0;
     }
-    return 0;
 }
 
 /* A literal's value as UTF-16 turns into a scalar value string (_usv): a pending high
@@ -763,10 +837,18 @@ static size_t js_escape(const unsigned char *s, size_t i, size_t n, int template
 
 /* ---- url_like --------------------------------------------------------------------- */
 
+/* script_strings._URL_TEXT's ASCII part; every byte >= 0x80 passes here (its code point
+ * is checked by url_like). */
+static unsigned char url_text_ok[256];
+
 static inline int url_text_byte_ok(unsigned char c) {
-    if (c >= 0x80) return 1;  /* checked per code point below */
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c)) return 1;
-    return c != 0 && strchr("!#$%&'()*+,-./:;=?@[]_~", c) != NULL;
+    if (!url_text_ok['a']) {
+        for (int b = 0; b < 256; b++)
+            url_text_ok[b] = (unsigned char)(b >= 0x80 || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
+                                             (b >= '0' && b <= '9') ||
+                                             (b != 0 && strchr("!#$%&'()*+,-./:;=?@[]_~", b) != NULL));
+    }
+    return url_text_ok[c];
 }
 
 /* The host check of script_strings._ABSOLUTE after "//" at p. */
@@ -833,10 +915,53 @@ static int js_keep(js_t *t) {
     return append_str(t->out, &t->v.b);
 }
 
+/* Bytes that end a plain run inside a string literal (per quote), a template, a comment. */
+static unsigned char js_string_stop[2][256], js_template_stop[256], js_line_stop[256];
+/* Bytes a URL-like value may start with (url_like), and "\" (an escape may make one). */
+static unsigned char js_url_start[256];
+static int js_tables_ready;
+
+static void js_tables(void) {
+    for (int b = 0; b < 256; b++)
+        js_word_table[b] = (unsigned char)((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
+                                           (b >= '0' && b <= '9') || b == '_' || b == '$' || b >= 0x80);
+    const char *starts = "/.hHfFwW\\";
+    for (const char *c = starts; *c; c++) js_url_start[(unsigned char)*c] = 1;
+    for (int q = 0; q < 2; q++) {
+        js_string_stop[q][q ? '"' : '\''] = js_string_stop[q]['\\'] = 1;
+        js_string_stop[q]['\n'] = js_string_stop[q]['\r'] = 1;
+    }
+    js_template_stop['`'] = js_template_stop['\\'] = js_template_stop['$'] = js_template_stop['\r'] = 1;
+    js_line_stop['\n'] = js_line_stop['\r'] = js_line_stop[0xE2] = 1;
+    js_tables_ready = 1;
+}
+
+/* The end of a string literal from its quote at i, its value not read (none of it can be
+ * URL-like: the first character of a URL-like value is one of "/.hHfFwW", and an escape
+ * first takes the reading path). */
+static size_t js_skip_string(const unsigned char *s, size_t i, size_t n) {
+    const unsigned char *stop = js_string_stop[s[i] == '"'];
+    unsigned char quote = s[i++];
+    while (i < n) {
+        while (i < n && !stop[s[i]]) i++;
+        if (i >= n) return i;
+        unsigned char c = s[i];
+        if (c == quote) return i + 1;
+        if (c != '\\') return i;  /* LF or CR: not a string literal */
+        if (i + 1 >= n) return i + 1;
+        /* an escape never holds the quote but "\\" + quote itself, nor ends the line but
+         * a line continuation (CR LF counts as one) */
+        i += (s[i + 1] == '\r' && i + 2 < n && s[i + 2] == '\n') ? 3 : 2;
+    }
+    return i;
+}
+
 /* A string literal from its quote at i; keeps a URL-like value. */
 static size_t js_string(js_t *t, size_t i) {
     const unsigned char *s = t->s;
     size_t n = t->n;
+    if (i + 1 >= n || !js_url_start[s[i + 1]]) return js_skip_string(s, i, n);
+    const unsigned char *stop = js_string_stop[s[i] == '"'];
     unsigned char quote = s[i++];
     int invalid = 0;
     t->v.b.len = 0;
@@ -853,7 +978,7 @@ static size_t js_string(js_t *t, size_t i) {
             continue;
         }
         size_t run = i + 1;
-        while (run < n && s[run] != quote && s[run] != '\\' && s[run] != '\n' && s[run] != '\r') run++;
+        while (run < n && !stop[s[run]]) run++;
         if (jsval_raw(&t->v, s + i, run - i) < 0) return (size_t)-1;
         i = run;
     }
@@ -879,7 +1004,8 @@ static int js_push(js_t *t) {
 static size_t js_template(js_t *t, size_t i) {
     const unsigned char *s = t->s;
     size_t n = t->n;
-    int whole = s[i - 1] == '`', invalid = 0;
+    /* (a template's value is kept only when it has no substitution and may be URL-like) */
+    int whole = s[i - 1] == '`' && i < n && js_url_start[s[i]], invalid = 0;
     t->v.b.len = 0;
     t->v.high = 0;
     while (i < n) {
@@ -897,13 +1023,13 @@ static size_t js_template(js_t *t, size_t i) {
             continue;
         }
         if (c == '\r') {  /* a CR LF or CR of the source is a LF */
-            if (jsval_raw(&t->v, (const unsigned char *)"\n", 1) < 0) return (size_t)-1;
+            if (whole && jsval_raw(&t->v, (const unsigned char *)"\n", 1) < 0) return (size_t)-1;
             i += (i + 1 < n && s[i + 1] == '\n') ? 2 : 1;
             continue;
         }
         size_t run = i + 1;
-        while (run < n && s[run] != '`' && s[run] != '\\' && s[run] != '$' && s[run] != '\r') run++;
-        if (jsval_raw(&t->v, s + i, run - i) < 0) return (size_t)-1;
+        while (run < n && !js_template_stop[s[run]]) run++;
+        if (whole && jsval_raw(&t->v, s + i, run - i) < 0) return (size_t)-1;
         i = run;
     }
     return i;
@@ -932,12 +1058,21 @@ static size_t js_regex(const unsigned char *s, size_t i, size_t n) {
 }
 
 PyObject *script_urls(const unsigned char *s, size_t n) {
+    if (!js_tables_ready) js_tables();
     js_t t = {s, n, PyList_New(0), {{0}, 0}, NULL, 0, 0};
     if (t.out == NULL) return NULL;
     size_t i = 0;
     int regex_ok = 1, line_start = 1;
     while (i < n) {
         unsigned char c = s[i];
+        if (c < 0x80 && js_word_char(c)) {  /* a word (the common case, first) */
+            size_t end = i + 1;
+            while (end < n && js_word_char(s[end])) end++;
+            regex_ok = js_before_expression(s + i, end - i);
+            line_start = 0;
+            i = end;
+            continue;
+        }
         size_t sp = js_space(s, i, n);
         if (sp) {
             while (i < n && (sp = js_space(s, i, n)) != 0) {
@@ -949,7 +1084,11 @@ PyObject *script_urls(const unsigned char *s, size_t n) {
         if ((c == '/' && i + 1 < n && s[i + 1] == '/') ||
             (c == '<' && i + 3 < n && s[i + 1] == '!' && s[i + 2] == '-' && s[i + 3] == '-') ||
             (line_start && c == '-' && i + 2 < n && s[i + 1] == '-' && s[i + 2] == '>')) {
-            while (i < n && !js_line_end(s, i, n)) i++;
+            for (;;) {
+                while (i < n && !js_line_stop[s[i]]) i++;
+                if (i >= n || js_line_end(s, i, n)) break;
+                i++;  /* an 0xE2 that does not start U+2028 or U+2029 */
+            }
             continue;
         }
         if (c == '/' && i + 1 < n && s[i + 1] == '*') {
