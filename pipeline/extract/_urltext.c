@@ -15,6 +15,10 @@
 #include "_ascii.h"
 #include "_urltext.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* ---- a growable byte buffer ------------------------------------------------------ */
 
 typedef struct {
@@ -936,14 +940,33 @@ static void js_tables(void) {
     js_tables_ready = 1;
 }
 
+/* The first position from i holding the quote, "\\", LF or CR (n when none): the plain
+ * run of a string literal, 16 bytes at a time where SSE2 is there. */
+static inline size_t js_string_run(const unsigned char *s, size_t i, size_t n, unsigned char quote) {
+#ifdef __SSE2__
+    const __m128i q = _mm_set1_epi8((char)quote), bs = _mm_set1_epi8('\\'), lf = _mm_set1_epi8('\n'),
+                  cr = _mm_set1_epi8('\r');
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
+    const unsigned char *stop = js_string_stop[quote == '"'];
+    while (i < n && !stop[s[i]]) i++;
+    return i;
+}
+
 /* The end of a string literal from its quote at i, its value not read (none of it can be
  * URL-like: the first character of a URL-like value is one of "/.hHfFwW", and an escape
  * first takes the reading path). */
 static size_t js_skip_string(const unsigned char *s, size_t i, size_t n) {
-    const unsigned char *stop = js_string_stop[s[i] == '"'];
     unsigned char quote = s[i++];
     while (i < n) {
-        while (i < n && !stop[s[i]]) i++;
+        i = js_string_run(s, i, n, quote);
         if (i >= n) return i;
         unsigned char c = s[i];
         if (c == quote) return i + 1;
@@ -961,7 +984,6 @@ static size_t js_string(js_t *t, size_t i) {
     const unsigned char *s = t->s;
     size_t n = t->n;
     if (i + 1 >= n || !js_url_start[s[i + 1]]) return js_skip_string(s, i, n);
-    const unsigned char *stop = js_string_stop[s[i] == '"'];
     unsigned char quote = s[i++];
     int invalid = 0;
     t->v.b.len = 0;
@@ -977,8 +999,7 @@ static size_t js_string(js_t *t, size_t i) {
             if ((i = js_escape(s, i + 1, n, 0, &t->v, &invalid)) == (size_t)-1) return (size_t)-1;
             continue;
         }
-        size_t run = i + 1;
-        while (run < n && !stop[s[run]]) run++;
+        size_t run = js_string_run(s, i + 1, n, quote);
         if (jsval_raw(&t->v, s + i, run - i) < 0) return (size_t)-1;
         i = run;
     }
@@ -1057,64 +1078,92 @@ static size_t js_regex(const unsigned char *s, size_t i, size_t n) {
     return i;
 }
 
+/* Byte classes of the reading loop. */
+enum { JC_OTHER, JC_WORD, JC_SPACE, JC_NEWLINE, JC_HIGH, JC_QUOTE, JC_BACKTICK, JC_SLASH, JC_LT,
+       JC_MINUS, JC_LBRACE, JC_RBRACE, JC_CLOSE, JC_BACKSLASH };
+static unsigned char js_class[256];
+
+static void js_classes(void) {
+    for (int b = 0; b < 256; b++) {
+        js_class[b] = b >= 0x80 ? JC_HIGH : js_word_table[b] ? JC_WORD : JC_OTHER;
+    }
+    js_class[' '] = js_class['\t'] = js_class[0x0B] = js_class[0x0C] = JC_SPACE;
+    js_class['\n'] = js_class['\r'] = JC_NEWLINE;
+    js_class['\''] = js_class['"'] = JC_QUOTE;
+    js_class['`'] = JC_BACKTICK;
+    js_class['/'] = JC_SLASH;
+    js_class['<'] = JC_LT;
+    js_class['-'] = JC_MINUS;
+    js_class['{'] = JC_LBRACE;
+    js_class['}'] = JC_RBRACE;
+    js_class[')'] = js_class[']'] = JC_CLOSE;
+    js_class['\\'] = JC_BACKSLASH;
+}
+
+/* Skips a single-line comment from i: the position of its line terminator (or the end). */
+static size_t js_line_comment(const unsigned char *s, size_t i, size_t n) {
+    for (;;) {
+        while (i < n && !js_line_stop[s[i]]) i++;
+        if (i >= n || js_line_end(s, i, n)) return i;
+        i++;  /* an 0xE2 that does not start U+2028 or U+2029 */
+    }
+}
+
 PyObject *script_urls(const unsigned char *s, size_t n) {
-    if (!js_tables_ready) js_tables();
+    if (!js_tables_ready) {
+        js_tables();
+        js_classes();
+    }
     js_t t = {s, n, PyList_New(0), {{0}, 0}, NULL, 0, 0};
     if (t.out == NULL) return NULL;
-    size_t i = 0;
+    size_t i = 0, end, sp;
     int regex_ok = 1, line_start = 1;
     while (i < n) {
         unsigned char c = s[i];
-        if (c < 0x80 && js_word_char(c)) {  /* a word (the common case, first) */
-            size_t end = i + 1;
-            while (end < n && js_word_char(s[end])) end++;
+        switch (js_class[c]) {
+        case JC_WORD:  /* identifiers, keywords, numbers */
+            end = i + 1;
+            while (end < n && js_word_table[s[end]]) end++;
             regex_ok = js_before_expression(s + i, end - i);
             line_start = 0;
             i = end;
             continue;
-        }
-        size_t sp = js_space(s, i, n);
-        if (sp) {
-            while (i < n && (sp = js_space(s, i, n)) != 0) {
-                if (js_line_end(s, i, n)) line_start = 1;
+        case JC_SPACE:
+            i++;
+            continue;
+        case JC_NEWLINE:
+            line_start = 1;
+            i++;
+            continue;
+        case JC_HIGH:
+            if ((sp = js_space(s, i, n)) != 0) {  /* NBSP, U+2028, ... */
+                if (sp == 3 && js_line_end(s, i, n)) line_start = 1;
                 i += sp;
+                continue;
             }
+            end = js_word(s, i, n);  /* (a word: every other non-ASCII code point) */
+            regex_ok = js_before_expression(s + i, end - i);
+            line_start = 0;
+            i = end;
             continue;
-        }
-        if ((c == '/' && i + 1 < n && s[i + 1] == '/') ||
-            (c == '<' && i + 3 < n && s[i + 1] == '!' && s[i + 2] == '-' && s[i + 3] == '-') ||
-            (line_start && c == '-' && i + 2 < n && s[i + 1] == '-' && s[i + 2] == '>')) {
-            for (;;) {
-                while (i < n && !js_line_stop[s[i]]) i++;
-                if (i >= n || js_line_end(s, i, n)) break;
-                i++;  /* an 0xE2 that does not start U+2028 or U+2029 */
+        case JC_SLASH:
+            if (i + 1 < n && s[i + 1] == '/') {
+                i = js_line_comment(s, i, n);
+                continue;
             }
-            continue;
-        }
-        if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-            size_t k = i + 2;
-            int crossed = 0;
-            while (k + 1 < n && !(s[k] == '*' && s[k + 1] == '/')) {
-                if (js_line_end(s, k, n)) crossed = 1;
-                k++;
+            if (i + 1 < n && s[i + 1] == '*') {
+                size_t k = i + 2;
+                int crossed = 0;
+                while (k + 1 < n && !(s[k] == '*' && s[k + 1] == '/')) {
+                    if (js_line_stop[s[k]] && js_line_end(s, k, n)) crossed = 1;
+                    k++;
+                }
+                if (k + 1 >= n) goto done;
+                if (crossed) line_start = 1;
+                i = k + 2;
+                continue;
             }
-            if (k + 1 >= n) break;
-            if (crossed) line_start = 1;
-            i = k + 2;
-            continue;
-        }
-        line_start = 0;
-        if (c == '\'' || c == '"') {
-            if ((i = js_string(&t, i)) == (size_t)-1) goto fail;
-            regex_ok = 0;
-        } else if (c == '`') {
-            if ((i = js_template(&t, i + 1)) == (size_t)-1) goto fail;
-            regex_ok = 0;
-        } else if (c == '}' && t.depth && t.templates[t.depth - 1] == 0) {
-            t.depth--;
-            if ((i = js_template(&t, i + 1)) == (size_t)-1) goto fail;
-            regex_ok = 0;
-        } else if (c == '/') {
+            line_start = 0;
             if (regex_ok) {
                 i = js_regex(s, i, n);
                 regex_ok = 0;
@@ -1122,19 +1171,66 @@ PyObject *script_urls(const unsigned char *s, size_t n) {
                 i++;
                 regex_ok = 1;
             }
-        } else {
-            size_t end = js_word(s, i, n);
+            continue;
+        case JC_LT:
+            if (i + 3 < n && s[i + 1] == '!' && s[i + 2] == '-' && s[i + 3] == '-') {
+                i = js_line_comment(s, i, n);
+                continue;
+            }
+            break;
+        case JC_MINUS:
+            if (line_start && i + 2 < n && s[i + 1] == '-' && s[i + 2] == '>') {
+                i = js_line_comment(s, i, n);
+                continue;
+            }
+            break;
+        case JC_QUOTE:
+            line_start = 0;
+            if ((i = js_string(&t, i)) == (size_t)-1) goto fail;
+            regex_ok = 0;
+            continue;
+        case JC_BACKTICK:
+            line_start = 0;
+            if ((i = js_template(&t, i + 1)) == (size_t)-1) goto fail;
+            regex_ok = 0;
+            continue;
+        case JC_RBRACE:
+            line_start = 0;
+            if (t.depth && t.templates[t.depth - 1] == 0) {
+                t.depth--;
+                if ((i = js_template(&t, i + 1)) == (size_t)-1) goto fail;
+                regex_ok = 0;
+                continue;
+            }
+            if (t.depth) t.templates[t.depth - 1]--;
+            regex_ok = 1;
+            i++;
+            continue;
+        case JC_LBRACE:
+            if (t.depth) t.templates[t.depth - 1]++;
+            break;
+        case JC_CLOSE:
+            line_start = 0;
+            regex_ok = 0;
+            i++;
+            continue;
+        case JC_BACKSLASH:
+            end = js_word(s, i, n);  /* an identifier starting with a \\u escape */
             if (end > i) {
                 regex_ok = js_before_expression(s + i, end - i);
+                line_start = 0;
                 i = end;
                 continue;
             }
-            if (c == '{' && t.depth) t.templates[t.depth - 1]++;
-            else if (c == '}' && t.depth) t.templates[t.depth - 1]--;
-            regex_ok = c != ')' && c != ']';
-            i++;
+            break;
+        default:
+            break;
         }
+        line_start = 0;  /* any other punctuator */
+        regex_ok = 1;
+        i++;
     }
+done:
     PyMem_Free(t.v.b.data);
     PyMem_Free(t.templates);
     return t.out;
