@@ -154,12 +154,13 @@ def sample() -> list[tuple[str, str, str]]:
         pool = pools[kind][:]
         rng.shuffle(pool)
         per_host: dict[str | None, int] = {}
+        taken = 0
         for item in pool:
             host = url_host(item[1])
-            if per_host.get(host, 0) < PER_HOST and len(chosen) < sum(
-                    SAMPLE[k] for k in SAMPLE if list(SAMPLE).index(k) <= list(SAMPLE).index(kind)):
+            if per_host.get(host, 0) < PER_HOST and taken < count:
                 per_host[host] = per_host.get(host, 0) + 1
                 chosen.append(item)
+                taken += 1
     return chosen
 
 
