@@ -199,10 +199,19 @@ HOSTILE = {
         lambda size: ("<p " + " ".join(f"a{i}" for i in range(1_000)) + ">x</p>") * (size // 5_900),
     "1,000 open elements, then paragraphs (under the limit)":
         lambda size: "<div>" * 1_000 + "<p>x</p>" * ((size - 5_000) // 8),
+    # the links' texts: a srcset of candidates by the ten thousand, one big inline script
+    # of URL-like strings, a style sheet of url()s (each kind keeps max_links rows)
+    "one srcset, candidates by the ten thousand":
+        lambda size: "<img srcset='" + "/i.png 1x, " * (size // 11) + "'>",
+    "one inline script of string literals":
+        lambda size: "<script>var a = [" + "'/p/x', " * (size // 8) + "];</script>",
+    "one style sheet of url()s":
+        lambda size: "<style>" + "a{b:url(/i.png)}" * (size // 16) + "</style>",
 }
 
 
-def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000)) -> None:
+def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000, 5_000_000),
+            only: str = "") -> None:
     """Append the hostile-page rows: the whole extraction step per page (CPU seconds, best
     of 3) on both paths, and what the limits answered."""
     from pipeline.extract import document, extract
@@ -211,6 +220,8 @@ def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000)) 
               "| page | size | compiled core | MB/s | pure-Python path | result |",
               "|---|---|---|---|---|---|"]
     for name, make in HOSTILE.items():
+        if only not in name:
+            continue
         for size in sizes:
             text = make(size)
             native = document.NATIVE
@@ -222,8 +233,11 @@ def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000)) 
                                      for _ in range(3)))
                 finally:
                     document.NATIVE = native
-            errors = extract(text, "http://x.example/", "UTF-8").errors
+            extracted = extract(text, "http://x.example/", "UTF-8")
+            errors = extracted.errors
             result = errors[0].split(": ", 3)[2] if errors else "extracted"
+            if not errors and extracted.links_truncated:
+                result += f" ({len(extracted.links):,} links, {extracted.links_truncated:,} dropped)"
             fast = f"{times[0]:.3f}" if native else "-"
             rate = f"{len(text.encode()) / 1e6 / times[0]:.0f}" if native and times[0] else "-"
             lines.append(f"| {name} | {len(text.encode()) / 1e6:.1f} MB | {fast} | {rate} | "
@@ -248,10 +262,11 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true", help="also run trafilatura and resiliparse")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--hostile", action="store_true", help="only the hostile-page rows")
+    parser.add_argument("--only", default="", help="with --hostile: the rows whose name holds this")
     args = parser.parse_args()
     if args.hostile:
         lines: list[str] = []
-        hostile(lines)
+        hostile(lines, only=args.only)
         print("\n".join(lines))
         return
     sys.path.insert(0, str(ROOT))

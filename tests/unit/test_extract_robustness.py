@@ -126,3 +126,18 @@ def test_many_closed_containers_are_parsed_normally() -> None:
     result = extract(text, "http://flat.example/", "UTF-8")
     assert result.title == "flat"
     assert not result.errors
+
+
+def test_hostile_link_texts_are_bounded_per_kind() -> None:
+    # 100,000 srcset candidates, a 5 MB inline script of URL-like strings, a style sheet of
+    # 60,000 url()s: each kind keeps max_links (10,000) rows and counts the rest; the
+    # reading stays linear (bench/extract_bench.py --hostile --only "one ").
+    srcset = "<img srcset='" + "/i.png 1x, " * 100_000 + "'>"
+    script = "<script>var a = [" + "'/p/x', " * 625_000 + "];</script>"
+    style = "<style>" + "a{b:url(/i.png)}" * 60_000 + "</style>"
+    e = extract(srcset + script + style, "http://x.example/", "UTF-8")
+    assert e.errors == ()
+    kinds = [link.kind for link in e.links]
+    assert (kinds.count("resource"), kinds.count("script-string"), kinds.count("css")) == (10_000,) * 3
+    assert e.links_dropped == (("resource", 90_000), ("css", 50_000), ("script-string", 615_000))
+    assert e.links_truncated == 755_000
