@@ -184,7 +184,54 @@ def run(lines: list[str], repeat: int = 3) -> None:
         lines.append(f"| {names[name]} | {m['f1']:.3f} | {m['precision']:.3f} | "
                      f"{m['recall']:.3f} | {rate:.0f} | {ratio} | {alone[name]:.0f} | {ratio_alone} |")
     lines.append("")
+    link_write_cost(lines, pages, repeat)
     hostile(lines)
+
+
+def link_write_cost(lines: list[str], pages: list[tuple[str, str, str, str]], repeat: int = 3) -> None:
+    """Append the ``links`` table's write cost: rows per page, and CPU per page to build the
+    rows, convert them to Arrow and write them as zstd Parquet the way a run's task does
+    (row groups of ``MAX_STAGED_LINKS`` links, ``schema.LINKS``, the same sink), best of
+    ``repeat``; beside it the extraction of the same pages."""
+    import tempfile
+
+    import pyarrow as pa
+
+    from pipeline.extract import extract
+    from pipeline.runners.task import MAX_STAGED_LINKS
+    from pipeline.runners.worker import link_rows
+    from pipeline.schema import LINKS, UNIQUE_VALUED
+    from pipeline.sinks.parquet import ParquetSink
+
+    clock = time.process_time
+    start = clock()
+    fields = [(url, extract(html, url, "UTF-8")) for _, url, html, _ in pages]
+    extraction = clock() - start
+    best, size, rows_total = float("inf"), 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(repeat):
+            path = Path(tmp) / f"links-{round_}.parquet"
+            start = clock()
+            sink = ParquetSink(path, LINKS, UNIQUE_VALUED["links"])
+            staged: list[dict[str, object]] = []
+            for n, (url, extracted) in enumerate(fields):
+                staged += link_rows(extracted, f"record-{n}", url, "bench")
+                if len(staged) >= MAX_STAGED_LINKS:
+                    sink.write_table(pa.Table.from_pylist(staged, schema=LINKS))
+                    rows_total, staged = rows_total + len(staged), []
+            sink.write_table(pa.Table.from_pylist(staged, schema=LINKS))
+            rows_total += len(staged)
+            sink.close()
+            best = min(best, clock() - start)
+            size = path.stat().st_size
+    rows = rows_total // repeat
+    lines += ["## Links table write cost (181 article pages)", "",
+              "Rows of every kind, built as a run's worker builds them, converted to Arrow and written as zstd "
+              f"Parquet in row groups of {MAX_STAGED_LINKS:,} links; CPU per page, best of {repeat}.", "",
+              "| links per page | write CPU per page | bytes per link on disk | extraction CPU per page (same pages) |",
+              "|---|---|---|---|",
+              f"| {rows / len(pages):.0f} | {best / len(pages) * 1000:.3f} ms | {size / max(rows, 1):.1f} | "
+              f"{extraction / len(pages) * 1000:.3f} ms |", ""]
 
 
 #: Pages the parse limits exist for (a start tag's name in any case, any element that stays
@@ -263,7 +310,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--hostile", action="store_true", help="only the hostile-page rows")
     parser.add_argument("--only", default="", help="with --hostile: the rows whose name holds this")
+    parser.add_argument("--write-cost", action="store_true", help="only the links table's write cost")
     args = parser.parse_args()
+    if args.write_cost:
+        sys.path.insert(0, str(ROOT))
+        lines = []
+        link_write_cost(lines, load_corpus(), args.repeat)
+        print("\n".join(lines))
+        return
     if args.hostile:
         lines: list[str] = []
         hostile(lines, only=args.only)

@@ -241,11 +241,16 @@ def _rows(
         "extract_errors": json.dumps(list(fields.errors), ensure_ascii=False) if fields.errors else None,
         "rules_version": rules.version,
     }
-    links = [
+    return Rows(record=record, links=link_rows(fields, raw.record_id, raw.url, run_id))
+
+
+def link_rows(fields: Extracted, record_id: str, url: str | None, run_id: str) -> list[dict[str, Any]]:
+    """The ``links`` rows of one record (schema.LINKS)."""
+    return [
         {
             "run_id": run_id,
-            "record_id": raw.record_id,
-            "url": raw.url,
+            "record_id": record_id,
+            "url": url,
             "target_url": link.url,
             "anchor_text": link.anchor_text,
             "rel": link.rel,
@@ -257,7 +262,6 @@ def _rows(
         }
         for link in fields.links
     ]
-    return Rows(record=record, links=links)
 
 
 def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[str, Any]:
