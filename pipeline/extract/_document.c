@@ -679,6 +679,24 @@ static int entry_source(sources_t *st, lxnode *n, const url_entry *e) {
     return add_source(st, kind, n, attr, str_of(v), Py_NewRef(Py_None), PyUnicode_New(0, 0));
 }
 
+static int child_text_bytes(const lxnode *n, buf_t *tmp);
+
+/* LexborNode.text(deep=False) as UTF-8 bytes: the one text child's own bytes when there is
+ * one (a style sheet's or a script's usual shape), else a copy in tmp. */
+static int child_text_span(const lxnode *n, buf_t *tmp, const unsigned char **s, size_t *len) {
+    const lxnode *only = n->first_child;
+    if (only != NULL && only->next == NULL && only->type == NODE_TEXT) {
+        const lxstr *t = &((const lxchardata *)only)->data;
+        *s = t->data ? t->data : (const unsigned char *)"";
+        *len = t->data ? t->length : 0;
+        return 0;
+    }
+    if (child_text_bytes(n, tmp) < 0) return -1;
+    *s = (const unsigned char *)(tmp->data ? tmp->data : "");
+    *len = tmp->len;
+    return 0;
+}
+
 /* LexborNode.text(deep=False) as UTF-8 bytes in tmp. */
 static int child_text_bytes(const lxnode *n, buf_t *tmp) {
     tmp->len = 0;
@@ -708,17 +726,18 @@ static int sources_visit(sources_t *st, lxnode *n) {
     if (style != NULL && (has_byte(style, '(') || has_byte(style, '@')) &&
         add_urls(st, K_CSS, n, url_name_str[n_style], css_urls(style->data, style->length)) < 0)
         return -1;
+    const unsigned char *text;
+    size_t len;
     if (id == LXB_TAG_STYLE) {
-        if (child_text_bytes(n, &st->tmp) < 0) return -1;
-        if (st->tmp.len && (memchr(st->tmp.data, '(', st->tmp.len) || memchr(st->tmp.data, '@', st->tmp.len)))
-            return add_urls(st, K_CSS, n, NULL, css_urls((const unsigned char *)st->tmp.data, st->tmp.len));
+        if (child_text_span(n, &st->tmp, &text, &len) < 0) return -1;
+        if (len && (memchr(text, '(', len) || memchr(text, '@', len)))
+            return add_urls(st, K_CSS, n, NULL, css_urls(text, len));
     } else if (id == LXB_TAG_SCRIPT) {
         if (find_named(n, n_src) != NULL ||
             !script_is_read(attr_value(find_named(n, n_type)), attr_value(find_named(n, n_language))))
             return 0;
-        if (child_text_bytes(n, &st->tmp) < 0) return -1;
-        return add_urls(st, K_SCRIPT, n, NULL,
-                        script_urls((const unsigned char *)(st->tmp.data ? st->tmp.data : ""), st->tmp.len));
+        if (child_text_span(n, &st->tmp, &text, &len) < 0) return -1;
+        return add_urls(st, K_SCRIPT, n, NULL, script_urls(text, len));
     } else if (id == LXB_TAG_META) {
         const lxstr *equiv = attr_value(find_named(n, n_http_equiv));
         const lxstr *content = attr_value(find_named(n, n_content));

@@ -287,7 +287,7 @@ static PyObject *links(PyObject *self, PyObject *args) {
         if ((kind == K_FORM && PyUnicode_GET_LENGTH(value) == 0) ||
             (kind == K_REFRESH && page_url != Py_None && PyUnicode_Compare(value, page_url) == 0))
             way = WAY_DOCUMENT_URL;
-        else if (PyUnicode_Compare(tag, base_name) == 0)
+        else if (tag == base_name || PyUnicode_Compare(tag, base_name) == 0)
             way = WAY_PAGE;
         else if (kind == K_SCRIPT)
             way = WAY_SCRIPT;

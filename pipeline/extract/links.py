@@ -96,7 +96,7 @@ def link_candidates(found: Scan, limits: Limits) -> tuple[list[LinkCandidate], l
     out: list[LinkCandidate] = []
     refresh: list[str] = []
     seen = [0] * len(KINDS)
-    index = {kind: k for k, kind in enumerate(KINDS)}
+    index: dict[str, int] = {kind: k for k, kind in enumerate(KINDS)}
 
     def add(kind: str, tag: str, attr: str | None, values: list[str], rel: str | None = None,
             text: str = "") -> None:
@@ -107,7 +107,7 @@ def link_candidates(found: Scan, limits: Limits) -> tuple[list[LinkCandidate], l
                 out.append((kind, tag, attr, value, rel, text))
 
     for node in found.elements_in_order:
-        tag = node.tag
+        tag = node.tag or ""  # (an element always has a tag name)
         attrs = node.attributes
         if not attrs and tag not in ("style", "script"):
             continue

@@ -30,7 +30,7 @@ def parse_srcset(value: str) -> list[str]:
     >>> parse_srcset("a 1h, b foo, c 0w, d, e,,")  # h without w, unknown, zero width
     ['d', 'e']
     """
-    candidates = []
+    candidates: list[str] = []
     end = len(value)
     position = 0
     while True:
