@@ -2,7 +2,7 @@
  * of a document instead of several Python-level calls per href. ada is compiled into this
  * module from the sources the ada-url package ships (setup.py), so the compiler checks
  * every call against ada_c.h (ada_parse, ada_parse_with_base, ada_is_valid, ada_get_href,
- * ada_get_hostname, ada_free). Supported: ada-url 4.x (ada 4.0.0 is the first ada that
+ * ada_get_hostname, ada_get_scheme_type, ada_free). Supported: ada-url 4.x (ada 4.0.0 is the first ada that
  * passes every case of the corpus's urltestdata.json).
  */
 
