@@ -51,6 +51,7 @@ from pipeline import __version__
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.encoding.options import EncodingOptions, Override
 from pipeline.extract.options import ExtractOptions
+from pipeline.urlhost import url_host
 
 POLICIES = ("standard", "browser", "repair")
 DEFAULT_MAX_DECOMPRESSED = 64 * 2**20
@@ -180,6 +181,8 @@ def _describe(hint: Any) -> str:
         return f"an array of {_describe(args[0]).removeprefix('a ').removeprefix('an ')}s"
     if origin in (typing.Union, types.UnionType):
         return " or ".join(_describe(arg) for arg in args if arg is not type(None))
+    if dataclasses.is_dataclass(hint):
+        return "a table (keys: " + ", ".join(f.name for f in dataclasses.fields(hint)) + ")"
     return getattr(hint, "__name__", str(hint))
 
 
@@ -267,7 +270,13 @@ def _check_override(override: Override, where: str) -> Override:
     if ":" in host and not host.startswith("["):
         raise RulesError(f"{where}.host: {host!r} is not a host name (no port: a host rule "
                          "matches every port)")
-    return dataclasses.replace(override, host=host.lower().rstrip("."))
+    # The host as the one host parser serializes a URL's host (lowercase, IDNA's ASCII
+    # form, IPv6 in brackets), so that it compares equal with the record URL's.
+    parsed = url_host(f"http://{host}/")
+    if parsed is None:
+        raise RulesError(f"{where}.host: {host!r} is not a host name (the URL Standard's host "
+                         "parser refuses it)")
+    return dataclasses.replace(override, host=parsed.rstrip("."))
 
 
 def load_rules(path: str | Path | None = None, *, policy: str | None = None,

@@ -92,7 +92,9 @@ RECORDS = pa.schema(
         ("main_text", pa.string()),
         ("main_text_length", pa.int64()),
         ("links_count", pa.int64()),
-        ("links_dropped_count", pa.int64()),  # links past extract.max_links, not recorded
+        ("links_dropped_count", pa.int64()),  # links past extract.max_links, not recorded (all kinds)
+        # JSON object kind -> links past that kind's limit ({"resource": 12}); NULL when none
+        ("links_dropped_by_kind", pa.string()),
         ("bad_url_count", pa.int64()),
         # JSON list of extraction parts that failed ("links: ValueError: ...", "parse: too-deep:
         # ..."); the record is still written with every field that did come out.
@@ -109,8 +111,10 @@ LINKS = pa.schema(
         ("target_url", pa.string()),
         ("anchor_text", pa.string()),
         ("rel", pa.string()),
-        ("tag", pa.string()),
-        ("attr", pa.string()),
+        ("tag", pa.string()),  # the element's local name
+        ("attr", pa.string()),  # the attribute; NULL for an element's content (style, script)
+        # navigation, resource, form, refresh, metadata, css, script-string
+        ("kind", pa.string()),
         ("internal", pa.bool_()),
         ("nofollow", pa.bool_()),
     ]

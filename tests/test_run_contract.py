@@ -284,11 +284,11 @@ def test_a_signal_leaves_no_temporary_file_unlocks_and_says_how_to_resume(
     proc = start("run", *inputs, "--out", str(out), "-q", "--run-id", "T", "--workers", "2",
                  "--rules", str(rules))
     deadline = time.monotonic() + 60
-    while not list(out.glob("*/run_id=T/.part-*.parquet.tmp")) and time.monotonic() < deadline:
+    while not list(out.glob("*/run_id=T/.part-*.tmp")) and time.monotonic() < deadline:
         time.sleep(0.005)
     os.killpg(proc.pid, signal.SIGSTOP)  # hold the run mid-write, whatever the machine's speed
     assert proc.poll() is None, "the run ended before it could be interrupted"
-    assert list(out.glob("*/run_id=T/.part-*.parquet.tmp"))
+    assert list(out.glob("*/run_id=T/.part-*.tmp"))
     if signum == signal.SIGINT:
         os.killpg(proc.pid, signum)  # Ctrl-C reaches the whole process group
     else:

@@ -243,6 +243,7 @@ def _rows(
         "main_text_length": len(fields.main_text),
         "links_count": len(fields.links),
         "links_dropped_count": fields.links_truncated,
+        "links_dropped_by_kind": json.dumps(dict(fields.links_dropped)) if fields.links_dropped else None,
         "bad_url_count": fields.bad_urls,
         "extract_errors": json.dumps(list(fields.errors), ensure_ascii=False) if fields.errors else None,
         "rules_version": rules.version,
@@ -263,6 +264,7 @@ def link_rows(rows: Rows) -> list[dict[str, Any]]:
             "rel": link.rel,
             "tag": link.tag,
             "attr": link.attr,
+            "kind": link.kind,
             "internal": link.internal,
             "nofollow": link.nofollow,
         }
@@ -294,6 +296,7 @@ def links_table(staged: list[Rows]) -> pa.Table:
         "rel": [link.rel for link in links],
         "tag": [link.tag for link in links],
         "attr": [link.attr for link in links],
+        "kind": [link.kind for link in links],
         "internal": [link.internal for link in links],
         "nofollow": [link.nofollow for link in links],
     }
