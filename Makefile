@@ -12,7 +12,8 @@ RULES ?= $(if $(filter $(SAMPLE),$(CRAWL)),$(SAMPLE)rules.toml)
 RUN_ARGS ?=
 SLOW ?=
 PYTEST_ARGS ?=
-# make bench WRITE=1 also rewrites the tracked bench/RESULTS.md (default: $(OUT)/bench/)
+# make bench WRITE=1 also rewrites the tracked bench/RESULTS.md (default: $(OUT)/bench/) and
+# copies its tables into README.md (scripts/readme_tables.py)
 WRITE ?=
 
 .PHONY: redecode test bench sample lint nightly clean venv package-check sanitize test-pure-python test-dependency-floor
@@ -61,6 +62,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'
 	$(BIN)/python -m bench --results $(if $(WRITE),bench/RESULTS.md,$(OUT)/bench/RESULTS.md)
+	$(if $(WRITE),$(BIN)/python scripts/readme_tables.py)
 
 ## Decode CRAWL as `make redecode` does, audit it with gates, write the report
 nightly: redecode

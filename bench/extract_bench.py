@@ -184,7 +184,56 @@ def run(lines: list[str], repeat: int = 3) -> None:
         lines.append(f"| {names[name]} | {m['f1']:.3f} | {m['precision']:.3f} | "
                      f"{m['recall']:.3f} | {rate:.0f} | {ratio} | {alone[name]:.0f} | {ratio_alone} |")
     lines.append("")
+    link_write_cost(lines, pages, repeat)
     hostile(lines)
+
+
+def link_write_cost(lines: list[str], pages: list[tuple[str, str, str, str]], repeat: int = 3) -> None:
+    """Append the ``links`` table's write cost: rows per page, and CPU per page to build the
+    rows, convert them to Arrow and write them as zstd Parquet the way a run's task does
+    (row groups of ``MAX_STAGED_LINKS`` links, ``schema.LINKS``, the same sink), best of
+    ``repeat``; beside it the extraction of the same pages."""
+    import tempfile
+
+    from pipeline.extract import extract
+    from pipeline.runners.task import MAX_STAGED_LINKS
+    from pipeline.runners.worker import Rows, links_table
+    from pipeline.schema import FREE_TEXT, LINKS, UNIQUE_VALUED
+    from pipeline.sinks.parquet import ParquetSink
+
+    clock = time.process_time
+    start = clock()
+    fields = [(url, extract(html, url, "UTF-8")) for _, url, html, _ in pages]
+    extraction = clock() - start
+    best, size, rows_total = float("inf"), 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(repeat):
+            path = Path(tmp) / f"links-{round_}.parquet"
+            start = clock()
+            with path.open("wb") as fh:
+                sink = ParquetSink(fh, LINKS, UNIQUE_VALUED["links"], FREE_TEXT["links"])
+                staged: list[Rows] = []
+                pending = 0
+                for n, (url, extracted) in enumerate(fields):
+                    record = {"run_id": "bench", "record_id": f"record-{n}", "url": url}
+                    staged.append(Rows(record=record, links=extracted.links))
+                    pending += len(extracted.links)
+                    if pending >= MAX_STAGED_LINKS:
+                        sink.write_table(links_table(staged))
+                        rows_total, staged, pending = rows_total + pending, [], 0
+                sink.write_table(links_table(staged))
+                rows_total += pending
+                sink.close()
+            best = min(best, clock() - start)
+            size = path.stat().st_size
+    rows = rows_total // repeat
+    lines += ["## Links table write cost (181 article pages)", "",
+              "Rows of every kind, built as a run's worker builds them, converted to Arrow and written as zstd "
+              f"Parquet in row groups of {MAX_STAGED_LINKS:,} links; CPU per page, best of {repeat}.", "",
+              "| links per page | write CPU per page | bytes per link on disk | extraction CPU per page (same pages) |",
+              "|---|---|---|---|",
+              f"| {rows / len(pages):.0f} | {best / len(pages) * 1000:.3f} ms | {size / max(rows, 1):.1f} | "
+              f"{extraction / len(pages) * 1000:.3f} ms |", ""]
 
 
 #: Pages the parse limits exist for (a start tag's name in any case, any element that stays
@@ -199,10 +248,19 @@ HOSTILE = {
         lambda size: ("<p " + " ".join(f"a{i}" for i in range(1_000)) + ">x</p>") * (size // 5_900),
     "1,000 open elements, then paragraphs (under the limit)":
         lambda size: "<div>" * 1_000 + "<p>x</p>" * ((size - 5_000) // 8),
+    # the links' texts: a srcset of candidates by the ten thousand, one big inline script
+    # of URL-like strings, a style sheet of url()s (each kind keeps max_links rows)
+    "one srcset, candidates by the ten thousand":
+        lambda size: "<img srcset='" + "/i.png 1x, " * (size // 11) + "'>",
+    "one inline script of string literals":
+        lambda size: "<script>var a = [" + "'/p/x', " * (size // 8) + "];</script>",
+    "one style sheet of url()s":
+        lambda size: "<style>" + "a{b:url(/i.png)}" * (size // 16) + "</style>",
 }
 
 
-def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000)) -> None:
+def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000, 5_000_000),
+            only: str = "") -> None:
     """Append the hostile-page rows: the whole extraction step per page (CPU seconds, best
     of 3) on both paths, and what the limits answered."""
     from pipeline.extract import document, extract
@@ -211,6 +269,8 @@ def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000)) 
               "| page | size | compiled core | MB/s | pure-Python path | result |",
               "|---|---|---|---|---|---|"]
     for name, make in HOSTILE.items():
+        if only not in name:
+            continue
         for size in sizes:
             text = make(size)
             native = document.NATIVE
@@ -222,8 +282,11 @@ def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000)) 
                                      for _ in range(3)))
                 finally:
                     document.NATIVE = native
-            errors = extract(text, "http://x.example/", "UTF-8").errors
+            extracted = extract(text, "http://x.example/", "UTF-8")
+            errors = extracted.errors
             result = errors[0].split(": ", 3)[2] if errors else "extracted"
+            if not errors and extracted.links_truncated:
+                result += f" ({len(extracted.links):,} links, {extracted.links_truncated:,} dropped)"
             fast = f"{times[0]:.3f}" if native else "-"
             rate = f"{len(text.encode()) / 1e6 / times[0]:.0f}" if native and times[0] else "-"
             lines.append(f"| {name} | {len(text.encode()) / 1e6:.1f} MB | {fast} | {rate} | "
@@ -248,10 +311,18 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true", help="also run trafilatura and resiliparse")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--hostile", action="store_true", help="only the hostile-page rows")
+    parser.add_argument("--only", default="", help="with --hostile: the rows whose name holds this")
+    parser.add_argument("--write-cost", action="store_true", help="only the links table's write cost")
     args = parser.parse_args()
+    if args.write_cost:
+        sys.path.insert(0, str(ROOT))
+        lines = []
+        link_write_cost(lines, load_corpus(), args.repeat)
+        print("\n".join(lines))
+        return
     if args.hostile:
         lines: list[str] = []
-        hostile(lines)
+        hostile(lines, only=args.only)
         print("\n".join(lines))
         return
     sys.path.insert(0, str(ROOT))

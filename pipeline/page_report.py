@@ -114,7 +114,8 @@ def _field_items(fields: Extracted) -> list[tuple[str, Any]]:
         ("twitter_description", fields.twitter_description),
         ("twitter_image", fields.twitter_image), ("text_length", fields.text_length),
         ("main_text_length", len(fields.main_text)), ("links_count", len(fields.links)),
-        ("links_dropped_count", fields.links_truncated), ("bad_url_count", fields.bad_urls),
+        ("links_dropped_count", fields.links_truncated),
+        ("links_dropped_by_kind", dict(fields.links_dropped) or None), ("bad_url_count", fields.bad_urls),
     ]
 
 
@@ -135,7 +136,7 @@ def report_json(report: PageReport) -> dict[str, Any]:
         },
         "fields": dict(_field_items(fields)),
         "links": [{"url": link.url, "anchor_text": link.anchor_text, "rel": link.rel,
-                   "tag": link.tag, "attr": link.attr, "internal": link.internal,
+                   "tag": link.tag, "attr": link.attr, "kind": link.kind, "internal": link.internal,
                    "nofollow": link.nofollow} for link in fields.links],
         "extract_errors": list(fields.errors),
     }

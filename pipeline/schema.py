@@ -92,7 +92,9 @@ RECORDS = pa.schema(
         ("main_text", pa.string()),
         ("main_text_length", pa.int64()),
         ("links_count", pa.int64()),
-        ("links_dropped_count", pa.int64()),  # links past extract.max_links, not recorded
+        ("links_dropped_count", pa.int64()),  # links past extract.max_links, not recorded (all kinds)
+        # JSON object kind -> links past that kind's limit ({"resource": 12}); NULL when none
+        ("links_dropped_by_kind", pa.string()),
         ("bad_url_count", pa.int64()),
         # JSON list of extraction parts that failed ("links: ValueError: ...", "parse: too-deep:
         # ..."); the record is still written with every field that did come out.
@@ -109,8 +111,10 @@ LINKS = pa.schema(
         ("target_url", pa.string()),
         ("anchor_text", pa.string()),
         ("rel", pa.string()),
-        ("tag", pa.string()),
-        ("attr", pa.string()),
+        ("tag", pa.string()),  # the element's local name
+        ("attr", pa.string()),  # the attribute; NULL for an element's content (style, script)
+        # navigation, resource, form, refresh, metadata, css, script-string
+        ("kind", pa.string()),
         ("internal", pa.bool_()),
         ("nofollow", pa.bool_()),
     ]
@@ -169,6 +173,19 @@ UNIQUE_VALUED: dict[str, frozenset[str]] = {
         "main_text_length", "mojibake_score",
     }),
     "links": frozenset({"target_url", "anchor_text"}),
+}
+
+#: Free-text columns written without min/max statistics. Nobody filters on a page's text by
+#: range, a statistic over 4 KB is not written anyway, and the writer copies each row
+#: group's smallest and largest value to find out: 4x a 24 MiB main_text held until the
+#: part is closed (bench/hostile_bench.py's Parquet input: see docs/run.md).
+FREE_TEXT: dict[str, frozenset[str]] = {
+    "records": frozenset({
+        "encoding_signals", "title", "description", "og_title", "og_description",
+        "twitter_title", "twitter_description", "main_text", "extract_errors",
+    }),
+    "links": frozenset({"anchor_text"}),
+    "errors": frozenset({"message"}),
 }
 
 #: Former names of renamed columns, read from parts written before the rename (the audit

@@ -1,18 +1,152 @@
-"""Host columns of a record URL: host name, TLD, registered domain (Public Suffix List).
+"""The one host parser: a URL's host, top-level domain and registered domain.
 
-The registered domain comes from :func:`pipeline.extract.domains.registered_domain`, the same
-function that decides whether a link is ``internal``, so the two always agree.
+Every stage that needs a host takes it from here: the encoding decision (the TLD default
+and the operator's per-host overrides, ``pipeline.encoding.sniff``), the ``records`` host
+columns (:func:`host_fields`) and the ``internal`` flag of every link
+(``pipeline.extract.links``, whose compiled loop reads the host off the same ada parse).
+So a row's registered domain and its links' ``internal`` flags cannot disagree.
+
+The host is the WHATWG URL Standard's (§3 hosts, §4.4 the basic URL parser), as ada
+parses it (here through ada-url's Python API; the compiled links loop calls the same ada,
+built from the same package's sources, through its C API):
+lowercased, IDNA-mapped to its ASCII form (``Bücher.de`` → ``xn--bcher-kva.de``),
+percent-decoded (``%65xample.com`` → ``example.com``), IPv4 in any of its spellings
+serialized dotted-decimal (``0x7f.1`` → ``127.0.0.1``), IPv6 in brackets, userinfo and port
+left out, a trailing dot kept (``example.com.`` is another host than ``example.com``).
+Hosts of non-special URLs (``foo://Example.COM/``) are opaque: kept as written, with no TLD
+and no registered domain (URL Standard: only a domain has a public suffix).
+
+The registered domain is the URL Standard's *registrable domain* of a domain host (§3.2:
+the Public Suffix List algorithm, a trailing dot kept), from the PSL snapshot that ships
+inside the ``publicsuffixlist`` package (read from the package's own file, never fetched at
+run time). Private suffixes count as public (``a.github.io`` and ``b.github.io`` are two
+registered domains), as browsers do for "site". DEVIATION: an IP address is its own
+registered domain (the URL Standard gives an IP host none), so that links between pages of
+one IP host are ``internal``, as a browser's "same site" (scheme and host) says.
+
+This module imports nothing from the pipeline's stages (``encoding`` and ``extract`` both
+import it; it imports neither).
 """
 
 from __future__ import annotations
 
-import ada_url
+from functools import lru_cache
 
-from pipeline.extract.domains import registered_domain
+from ada_url import URL
+from publicsuffixlist import PublicSuffixList
+
+_PSL = PublicSuffixList()  # loads the bundled public_suffix_list.dat, no network
+_NOT_SPECIAL = 1  # ada's scheme_type for a non-special scheme (ada::scheme::NOT_SPECIAL)
+
+
+def parse_host(url: str | None) -> tuple[str, bool] | None:
+    """``(host, special)`` of ``url`` parsed by the basic URL parser: the host serialized
+    (URL Standard §3.6 host serializer) and whether the scheme is special (then the host
+    is a domain or an IP address; otherwise an opaque host or an IPv6 address). None when
+    ``url`` is None, does not parse, or has an empty or no host (``mailto:``, ``file:///``).
+
+    >>> parse_host("HTTP://user:pw@Bücher.DE.:8080/x"), parse_host("foo://Ex.COM/")
+    (('xn--bcher-kva.de.', True), ('Ex.COM', False))
+    >>> parse_host("mailto:a@b.example") is None, parse_host("http://[::1") is None
+    (True, True)
+    """
+    if not url:
+        return None
+    try:
+        url.encode("utf-8")
+        parsed = URL(url)
+    except (ValueError, UnicodeEncodeError):  # a parse failure, or a lone surrogate
+        return None
+    if not parsed.hostname:
+        return None
+    return parsed.hostname, parsed.scheme_type != _NOT_SPECIAL
+
+
+def url_host(url: str | None) -> str | None:
+    """The host of ``url`` (see :func:`parse_host`), or None.
+
+    >>> url_host("https://user@Example.CO.JP:8080/path?q"), url_host("http://%65x.com/")
+    ('example.co.jp', 'ex.com')
+    >>> url_host(None) is None, url_host("http://[::1]:80/")
+    (True, '[::1]')
+    """
+    found = parse_host(url)
+    return None if found is None else found[0]
+
+
+def _ends_in_a_number(host: str) -> bool:
+    """URL Standard §3.5 *ends in a number checker*: a special URL's host that ends in a
+    number is an IPv4 address (the parser has already serialized it dotted-decimal)."""
+    last = host[:-1] if host.endswith(".") else host
+    last = last.rpartition(".")[2]
+    return bool(last) and (last.isdigit() and last.isascii() or last[:2].lower() == "0x")
+
+
+def is_ip(host: str) -> bool:
+    """Whether a special URL's serialized host is an IP address (IPv6 in brackets, or IPv4).
+
+    >>> is_ip("[::1]"), is_ip("192.0.2.1"), is_ip("example.com"), is_ip("1.example")
+    (True, True, False, False)
+    """
+    return host.startswith("[") or _ends_in_a_number(host)
+
+
+@lru_cache(maxsize=65536)
+def registered_domain(host: str | None) -> str | None:
+    """The registered domain of a special URL's serialized ``host``: the URL Standard's
+    *registrable domain* (a trailing dot kept), or the address itself for an IP address.
+    None for no host, and for a host that is itself a public suffix or has a single label.
+
+    >>> registered_domain("news.bbc.co.uk"), registered_domain("a.b.github.io")
+    ('bbc.co.uk', 'b.github.io')
+    >>> registered_domain("192.168.0.1"), registered_domain("[::1]"), registered_domain("co.uk")
+    ('192.168.0.1', '[::1]', None)
+    >>> registered_domain("www.example.com."), registered_domain("localhost")
+    ('example.com.', None)
+    """
+    if not host:
+        return None
+    if is_ip(host):
+        return host
+    trailing_dot = "." if host.endswith(".") else ""
+    domain = _PSL.privatesuffix(host[:-1] if trailing_dot else host)
+    return None if domain is None else domain + trailing_dot
+
+
+def url_registered_domain(url: str | None) -> str | None:
+    """:func:`registered_domain` of ``url``'s host; None for a non-special URL (its host
+    is opaque) or one without a host.
+
+    >>> url_registered_domain("https://www.Example.co.uk/x"), url_registered_domain("foo://a.example.com/")
+    ('example.co.uk', None)
+    """
+    found = parse_host(url)
+    if found is None or not found[1]:
+        return None
+    return registered_domain(found[0])
+
+
+def _tld(host: str, special: bool) -> str | None:
+    if not special or is_ip(host):
+        return None
+    # Chromium's GetEncodingFromDomain splits the host on "." without empty pieces: the
+    # last label of "example.jp." is "jp".
+    return host.rstrip(".").rpartition(".")[2] or None
+
+
+def url_tld(url: str | None) -> str | None:
+    """The last label of ``url``'s domain host ("jp" for ``http://www.example.co.jp./``);
+    None for an IP address, an opaque host, or no host.
+
+    >>> url_tld("http://www.example.co.jp./"), url_tld("http://192.168.0.1/"), url_tld(None)
+    ('jp', None, None)
+    """
+    found = parse_host(url)
+    return None if found is None else _tld(*found)
 
 
 def host_fields(url: str | None) -> tuple[str | None, str | None, str | None]:
-    """``(url_host_name, url_host_tld, url_host_registered_domain)`` for a URL (WHATWG parsing).
+    """``(url_host_name, url_host_tld, url_host_registered_domain)`` of a record URL.
 
     >>> host_fields("http://WWW.Example.CO.JP:8080/a")
     ('www.example.co.jp', 'jp', 'example.co.jp')
@@ -21,15 +155,8 @@ def host_fields(url: str | None) -> tuple[str | None, str | None, str | None]:
     >>> host_fields("not a url")
     (None, None, None)
     """
-    if not url:
+    found = parse_host(url)
+    if found is None:
         return None, None, None
-    try:
-        host = ada_url.URL(url).hostname
-    except ValueError:
-        return None, None, None
-    if not host:
-        return None, None, None
-    bare = host.rstrip(".")
-    is_ip = bare.startswith("[") or bare.replace(".", "").isdigit()
-    tld = None if is_ip else (bare.rsplit(".", 1)[-1] or None)
-    return host, tld, registered_domain(bare)
+    host, special = found
+    return host, _tld(host, special), registered_domain(host) if special else None

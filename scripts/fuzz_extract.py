@@ -26,6 +26,7 @@ from pathlib import Path
 from pipeline.encoding.sniff import ced
 from pipeline.extract import ExtractOptions, document, extract
 from pipeline.extract.document import ExtractionLimit, utf8_of
+from pipeline.extract.options import LinkLimits
 
 SEEDS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "fuzz"
 #: Pieces the tree builder treats specially (scoping, adoption agency, foster parenting,
@@ -40,6 +41,14 @@ DICTIONARY = [
     "<div itemprop=articleBody>", "<li>", "<ul class=related>", "<form>", "<button>", "<h2>",
     "<plaintext>", "<textarea>", "<!--", "-->", "<!doctype html>", "&amp;", "&#x0;", "\x00",
     "\u00a0", "\u3000", "\ue000", "\ud7ff", "\U0001f600", "<", ">", "'", '"', "=", " ", "\n",
+    # the links' sources: URL-valued attributes, srcset, refresh, style sheets, scripts
+    "<img src=/i.png srcset='a 1x, b 2x,c 9w 3h'>", "<source srcset=\"x (1x, y\">", "<img src=''>",
+    "<input type=IMAGE src=i>", "<form action=''>", "<button formaction=/f>", "<video poster=p>",
+    "<object data=o>", "<q cite=/c>", "<td background=b>", "<a href=/x ping='/p /q'>",
+    "<div itemtype='http://s.example/A' itemid=urn:x>", "<meta http-equiv=refresh content='0;url=/r'>",
+    "<link rel=stylesheet href=s.css>", "<style>", "</style>", "a{b:url( x.png )}", "url(", "@import 'i.css';",
+    "image-set('a' 1x)", "<p style=\"background:url('q')\">", "<script type=application/ld+json>",
+    "var a = '/x\\u002fy', b = /re'gex/g, c = `t${'/s'}`;", "\"https:\\/\\/e.example\\/p\"", "<!--", "`",
 ]
 
 
@@ -78,13 +87,14 @@ def check(text: str, rng: random.Random) -> str | None:
     try:  # the parse under random limits, then both walks
         tree = document.parse(data, rng.choice([0, 3, 40, 1024]), rng.choice([0, 2, 30, 1024]),
                               rng.choice([0.0, time.thread_time() + 1.0]))
-        document.facts(tree, rng.choice([0, 1, 10_000]))
+        document.facts(tree, (rng.choice([0, 1, 10_000]),) * 7)
         document.main_text(tree, *(rng.random() < 0.5 for _ in range(4)), rng.random(), rng.random(),
                            rng.randint(0, 50))
     except ExtractionLimit:
         pass
     document.blocks(data.decode("utf-8"))  # (marked text comes from the tree: no surrogates)
-    options = replace(ExtractOptions(), time_budget=0.0, max_links=rng.choice([3, 10_000]))
+    limit = rng.choice([0, 3, 10_000])
+    options = replace(ExtractOptions(), time_budget=0.0, max_links=LinkLimits(*[limit] * 7))
     url = rng.choice(["http://h.example/a/", None, "not a url"])
     encoding = rng.choice(["UTF-8", "windows-1252", "Shift_JIS", "ISO-2022-JP"])
     fast = extract(text, url, encoding, options)

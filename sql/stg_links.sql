@@ -15,6 +15,7 @@ final as (
         rel,
         tag,
         attr,
+        kind,
         coalesce(internal, false) as is_internal,
         coalesce(nofollow, false) as is_nofollow
     from source

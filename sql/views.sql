@@ -85,6 +85,7 @@ typed as (
         cast(null as bigint) as main_text_length,
         cast(null as bigint) as links_count,
         cast(null as bigint) as links_dropped_count,
+        cast(null as varchar) as links_dropped_by_kind,
         cast(null as bigint) as bad_url_count,
         cast(null as varchar) as extract_errors,
         cast(null as varchar) as rules_version,
@@ -161,6 +162,7 @@ final as (
         main_text_length,
         links_count,
         links_dropped_count,
+        links_dropped_by_kind,
         bad_url_count,
         extract_errors,
         rules_version,
@@ -182,6 +184,7 @@ typed as (
         cast(null as varchar) as rel,
         cast(null as varchar) as tag,
         cast(null as varchar) as attr,
+        cast(null as varchar) as kind,
         cast(null as boolean) as internal,
         cast(null as boolean) as nofollow,
     where false
@@ -212,6 +215,7 @@ final as (
         rel,
         tag,
         attr,
+        kind,
         internal,
         nofollow,
     from unioned
@@ -376,6 +380,7 @@ final as (
         rel,
         tag,
         attr,
+        kind,
         coalesce(internal, false) as is_internal,
         coalesce(nofollow, false) as is_nofollow
     from source
@@ -1106,6 +1111,65 @@ final as (
         on records.run_id = selected_run.run_id
     where records.has_declared_conflict
     order by records.url_host_name, records.url
+)
+
+select * from final;
+
+create or replace view audit_links_by_kind as
+-- audit_links_by_kind: one row per link kind and tag of the selected run: how
+-- many links, to how many distinct targets, how many internal, and the links
+-- the per-kind limits left out (records' links_dropped_by_kind).
+with
+
+links as (
+    select * from stg_links
+),
+
+records as (
+    select * from records
+),
+
+selected_run as (
+    select * from int_selected_run
+),
+
+kept as (
+    select
+        links.kind,
+        links.tag,
+        count(*) as links,
+        count(distinct links.target_url) as distinct_targets,
+        count(*) filter (where links.is_internal) as internal_links
+    from links
+    inner join selected_run
+        on links.run_id = selected_run.run_id
+    group by links.kind, links.tag
+),
+
+dropped as (
+    select
+        dropped_kind.key as kind,
+        sum(cast(dropped_kind.value as bigint)) as dropped_links
+    from records
+    inner join selected_run
+        on records.run_id = selected_run.run_id
+    cross join json_each(records.links_dropped_by_kind) as dropped_kind
+    where records.links_dropped_by_kind is not null
+    group by dropped_kind.key
+),
+
+final as (
+    select
+        kept.kind,
+        kept.tag,
+        kept.links,
+        kept.distinct_targets,
+        kept.internal_links,
+        coalesce(dropped.dropped_links, 0) as dropped_links_of_kind
+    from kept
+    left join dropped
+        on kept.kind = dropped.kind
+    order by kept.kind, kept.links desc, kept.tag
 )
 
 select * from final;

@@ -73,7 +73,7 @@ def test_rules_version_changes_with_the_rules(tmp_path: Path) -> None:
 
 def _wrong_value(hint: object) -> str:
     """A TOML value of the wrong type for a field annotated ``hint``."""
-    if hint is str:
+    if hint is str or hint == (str | None):
         return "3"
     if hint is bool:
         return '"yes"'
@@ -108,10 +108,11 @@ def test_every_key_of_every_section_is_type_checked(
     ("text", "message"),
     [
         ('[extract]\nthreshold = "high"\n', 'extract.threshold: expected a number, got a string ("high")'),
-        ('[extract]\nmax_links = "x"\n', "extract.max_links: expected an integer"),
+        ('[extract.max_links]\nresource = "x"\n', "extract.max_links.resource: expected an integer"),
+        ("[extract]\nmax_links = 5\n", "extract.max_links: expected a table"),
         ("[extract]\nthreshold = inf\n", "extract.threshold: expected a finite number"),
         ("[extract]\ndrop_hidden = 1\n", "extract.drop_hidden: expected true or false"),
-        ("[extract]\nmax_links = -1\n", "max_links"),  # the options' own range check
+        ("[extract.max_links]\nnavigation = -1\n", "max_links.navigation"),  # the options' own range check
         ("[extract]\nprune_max_share = 2\n", "prune_max_share must be in (0, 1]"),
         ("[encoding]\ndetector_max_bytes = 0\n", "detector_max_bytes must be >= 1"),
         ("[http]\nmax_decompressed = 0\n", "max_decompressed must be a positive"),
@@ -122,7 +123,7 @@ def test_every_key_of_every_section_is_type_checked(
         ('[[encoding.override]]\nhost = 3\nencoding = "utf-8"\n',
          "encoding.override[0].host: expected a string"),
     ],
-    ids=["threshold-string", "max-links-string", "threshold-inf", "bool-as-int",
+    ids=["threshold-string", "max-links-string", "max-links-not-table", "threshold-inf", "bool-as-int",
          "max-links-negative", "share-above-1", "detector-bytes-0", "cap-0", "default-label",
          "section-not-table", "override-not-array", "override-host-int"],
 )
@@ -184,9 +185,9 @@ def test_a_host_is_compared_lowercased_without_its_final_dot(tmp_path: Path) -> 
 
 
 def test_typed_values_are_converted(tmp_path: Path) -> None:
-    rules = load_rules(write(tmp_path, "[extract]\nthreshold = 90\nmax_links = 5\n"))
+    rules = load_rules(write(tmp_path, "[extract]\nthreshold = 90\n[extract.max_links]\nscript_string = 5\n"))
     assert rules.extract.threshold == 90.0 and isinstance(rules.extract.threshold, float)
-    assert rules.extract.max_links == 5
+    assert rules.extract.max_links.script_string == 5 and rules.extract.max_links.navigation == 10_000
 
 
 def _run_with_rules(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
@@ -201,7 +202,7 @@ def _run_with_rules(tmp_path: Path, text: str) -> subprocess.CompletedProcess[st
 @pytest.mark.parametrize(
     ("text", "key"),
     [('[extract]\nthreshold = "high"\n', "extract.threshold"),
-     ('[extract]\nmax_links = "x"\n', "extract.max_links"),
+     ('[extract.max_links]\ncss = "x"\n', "extract.max_links.css"),
      ('[[encoding.overrides]]\nhost = "a.jp"\nencoding = "utf-8"\n', "encoding.overrides"),
      ('[[encoding.override]]\nhost = "https://Shop.Example.JP/"\nencoding = "utf-8"\n',
       "encoding.override[0].host")],

@@ -51,6 +51,7 @@
 #include <lexbor/tag/tag.h>
 
 #include "_ascii.h"
+#include "_urltext.h"
 
 typedef lxb_dom_node_t lxnode;
 typedef lexbor_str_t lxstr;
@@ -461,64 +462,294 @@ static int subtree_text(lxnode *scope, buf_t *out) {
     return 0;
 }
 
-/* The tag names of the candidates, interned once (one str per page's link otherwise). */
-static PyObject *tag_names[3];  /* "a", "area", "link" */
+/* ---- the links' candidates (pipeline.extract.links.link_candidates is the reference) ---
+ * In tree order, each URL-valued attribute and each content that holds URLs, as
+ * (kind, tag, attr, value, rel, text): the tables come from
+ * pipeline.extract.url_attributes through configure_urls(). */
 
-static PyObject *link_tuple(lxnode *n, PyObject *tag, buf_t *tmp, buf_t *collapsed) {
-    PyObject *href = value_or_none(find_attr(n, A_HREF));
-    if (href == NULL) return NULL;
-    PyObject *rel = value_or_none(find_attr(n, A_REL));
-    if (rel == NULL) {
-        Py_DECREF(href);
-        return NULL;
+#define URL_KINDS 7
+#define MAX_URL_NAMES 48
+#define MAX_ENTRIES 4
+#define MAX_URL_WORDS 64
+enum { FORM_ONE = 0, FORM_SPACE = 1, FORM_SRCSET = 2 };
+enum { K_CSS = 5, K_SCRIPT = 6, K_REFRESH = 3, K_RESOURCE = 1 };  /* KINDS' order */
+
+typedef struct {
+    unsigned char name, kind, form, keep_empty;
+} url_entry;
+
+static PyObject *kind_names[URL_KINDS];
+static char *url_names[MAX_URL_NAMES];           /* attribute names the tables use */
+static size_t url_name_len[MAX_URL_NAMES];
+static uintptr_t url_name_id[MAX_URL_NAMES];     /* Lexbor's static id, 0: none */
+static PyObject *url_name_str[MAX_URL_NAMES];
+static int url_name_count;
+static url_entry tag_entries[TAG_TABLE][MAX_ENTRIES];
+static unsigned char tag_entry_count[TAG_TABLE];
+static url_entry global_entries[MAX_ENTRIES];
+static int global_entry_count;
+static int n_rel, n_alt, n_type, n_language, n_http_equiv, n_content, n_style, n_src, n_href;
+static char *resource_rels[MAX_URL_WORDS], *js_types[MAX_URL_WORDS], *json_types[MAX_URL_WORDS];
+static size_t resource_rel_len[MAX_URL_WORDS], js_type_len[MAX_URL_WORDS], json_type_len[MAX_URL_WORDS];
+static Py_ssize_t resource_rel_count, js_type_count, json_type_count;
+static PyObject *tag_name_cache[TAG_TABLE];
+static int urls_configured;
+
+/* The attribute named url_names[which], or NULL (as find_attr). */
+static lxattr *find_named(const lxnode *n, int which) {
+    const char *name = url_names[which];
+    size_t name_len = url_name_len[which];
+    uintptr_t want = url_name_id[which];
+    for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
+        uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
+        if (id < LXB_DOM_ATTR__LAST_ENTRY) {
+            if (want && id == want) return a;
+            continue;
+        }
+        size_t len;
+        const lxb_char_t *q = lxb_dom_attr_qualified_name(a, &len);
+        if (q != NULL && len == name_len && memcmp(q, name, name_len) == 0) return a;
     }
-    PyObject *text = NULL;
+    return NULL;
+}
+
+static int in_words(const unsigned char *s, size_t n, char **words, size_t *lens, Py_ssize_t count) {
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (lens[k] == n && ascii_ci_equals(s, n, words[k])) return 1;
+    }
+    return 0;
+}
+
+static int only_ascii_space(const lxstr *v) {
+    for (size_t i = 0; i < v->length; i++) {
+        if (!is_ascii_space(v->data[i])) return 0;
+    }
+    return 1;
+}
+
+static int has_byte(const lxstr *v, unsigned char c) {
+    return v != NULL && v->length && memchr(v->data, c, v->length) != NULL;
+}
+
+/* url_attributes.script_is_read over the type and language values (NULL: absent or
+ * value-less, as selectolax's attributes give None). */
+static int script_is_read(const lxstr *type, const lxstr *language) {
+    if (type == NULL) {
+        if (language == NULL || language->length == 0) return 1;
+        if (language->length > 64) return 0;
+        unsigned char essence[80];
+        memcpy(essence, "text/", 5);
+        memcpy(essence + 5, language->data, language->length);
+        return in_words(essence, 5 + language->length, js_types, js_type_len, js_type_count);
+    }
+    size_t start = 0, end = type->length;
+    while (start < end && is_ascii_space(type->data[start])) start++;
+    while (end > start && is_ascii_space(type->data[end - 1])) end--;
+    const unsigned char *t = type->data + start;
+    size_t n = end - start;
+    if (n == 0 || in_words(t, n, js_types, js_type_len, js_type_count) || ascii_ci_equals(t, n, "module") ||
+        in_words(t, n, json_types, json_type_len, json_type_count))
+        return 1;
+    const unsigned char *semi = memchr(t, ';', n);
+    if (semi != NULL) n = (size_t)(semi - t);
+    while (n > 0 && is_ascii_space(t[n - 1])) n--;
+    if (ascii_ci_equals(t, n, "application/json") || ascii_ci_equals(t, n, "text/json")) return 1;
+    return memchr(t, '/', n) != NULL && n >= 5 && ascii_ci_equals(t + n - 5, 5, "+json");
+}
+
+typedef struct {
+    PyObject *out, *refresh;  /* the candidates; the meta refresh contents */
+    buf_t tmp, collapsed;
+    Py_ssize_t elements;
+    Py_ssize_t limits[URL_KINDS], seen[URL_KINDS];
+} sources_t;
+
+/* Whether one more URL of `kind` is under its limit (it is counted either way). */
+static inline int take(sources_t *st, int kind) {
+    return ++st->seen[kind] <= st->limits[kind];
+}
+
+static PyObject *tag_name(lxnode *n) {
+    uintptr_t id = n->local_name;
+    if (id < TAG_TABLE && tag_name_cache[id] != NULL) return Py_NewRef(tag_name_cache[id]);
+    size_t len;
+    const lxb_char_t *name = lxb_dom_element_local_name((lxelement *)n, &len);
+    PyObject *str = PyUnicode_DecodeUTF8((const char *)(name ? name : (const lxb_char_t *)""),
+                                         (Py_ssize_t)(name ? len : 0), "replace");
+    if (str != NULL && id < TAG_TABLE) {
+        PyUnicode_InternInPlace(&str);
+        tag_name_cache[id] = Py_NewRef(str);
+    }
+    return str;
+}
+
+static PyObject *str_of(const lxstr *v) {
+    if (v == NULL) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8((const char *)v->data, (Py_ssize_t)v->length, "replace");
+}
+
+/* Appends (kind, tag, attr, value, rel, text) when the kind is under its limit; steals
+ * value, rel and text (NULL: an error already set). */
+static int add_source(sources_t *st, int kind, lxnode *n, PyObject *attr, PyObject *value,
+                      PyObject *rel, PyObject *text) {
+    int rc = -1;
+    if (value == NULL || rel == NULL || text == NULL) goto done;
+    PyObject *tag = tag_name(n);
+    if (tag == NULL) goto done;
+    PyObject *item = PyTuple_Pack(6, kind_names[kind], tag, attr ? attr : Py_None, value, rel, text);
+    Py_DECREF(tag);
+    rc = append_new(st->out, item);
+done:
+    Py_XDECREF(value);
+    Py_XDECREF(rel);
+    Py_XDECREF(text);
+    return rc;
+}
+
+/* The text of an a (its subtree) or the alt of an area, whitespace collapsed. */
+static PyObject *anchor_text(lxnode *n, buf_t *tmp, buf_t *collapsed) {
     tmp->len = 0;
     collapsed->len = 0;
     int rc = 0;
     if (n->local_name == LXB_TAG_A) {
         rc = subtree_text(n, tmp);
-    } else if (n->local_name == LXB_TAG_AREA) {
-        const lxstr *alt = attr_value(find_attr(n, A_ALT));
+    } else {
+        const lxstr *alt = attr_value(find_named(n, n_alt));
         if (alt != NULL) rc = buf_put(tmp, alt->data, alt->length);
     }
     int pending = 0;
-    if (rc == 0 &&
-        collapse_into(collapsed, 0, (const unsigned char *)tmp->data, tmp->len, 0, 0, &pending) == 0)
-        text = PyUnicode_DecodeUTF8(collapsed->data ? collapsed->data : "",
-                                    (Py_ssize_t)collapsed->len, "replace");
-    if (text == NULL) {
-        Py_DECREF(href);
-        Py_DECREF(rel);
+    if (rc < 0 || collapse_into(collapsed, 0, (const unsigned char *)tmp->data, tmp->len, 0, 0, &pending) < 0)
         return NULL;
-    }
-    PyObject *item = PyTuple_Pack(4, tag, href, rel, text);
-    Py_DECREF(href);
-    Py_DECREF(rel);
-    Py_DECREF(text);
-    return item;
+    return PyUnicode_DecodeUTF8(collapsed->data ? collapsed->data : "", (Py_ssize_t)collapsed->len, "replace");
 }
 
-/* The links walk's per-node work and state (py_document). */
-typedef struct {
-    PyObject *out;
-    buf_t tmp, collapsed;
-    Py_ssize_t elements, candidates, max_links;
-} links_t;
-
-static int links_visit(links_t *st, lxnode *n) {
-    if (n->type != NODE_TEXT) st->elements++;  /* LexborNode.traverse(): comments too */
-    if (n->type != NODE_ELEMENT) return 0;
-    uintptr_t id = n->local_name;
-    PyObject *tag = id == LXB_TAG_A ? tag_names[0] : id == LXB_TAG_AREA ? tag_names[1]
-                  : id == LXB_TAG_LINK ? tag_names[2] : NULL;
-    if (tag != NULL && st->candidates++ < st->max_links && attr_value(find_attr(n, A_HREF)) != NULL)
-        return append_new(st->out, link_tuple(n, tag, &st->tmp, &st->collapsed));
+static int has_resource_rel(const lxstr *rel) {
+    size_t at = 0, len;
+    for (const unsigned char *k; rel != NULL && (k = next_keyword(rel->data, rel->length, &at, &len)) != NULL;) {
+        if (in_words(k, len, resource_rels, resource_rel_len, resource_rel_count)) return 1;
+    }
     return 0;
 }
 
-static void links_free(links_t *st) {
+/* Adds one candidate per URL of `urls` (a new list of str, or NULL on error), each
+ * counted against the kind's limit. */
+static int add_urls(sources_t *st, int kind, lxnode *n, PyObject *attr, PyObject *urls) {
+    if (urls == NULL) return -1;
+    int rc = 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(urls); i++) {
+        if (take(st, kind))
+            rc = add_source(st, kind, n, attr, Py_NewRef(PyList_GET_ITEM(urls, i)), Py_NewRef(Py_None),
+                            PyUnicode_New(0, 0));
+    }
+    Py_DECREF(urls);
+    return rc;
+}
+
+/* One candidate per token of a space-separated value (ping, itemtype). */
+static int add_tokens(sources_t *st, int kind, lxnode *n, PyObject *attr, const lxstr *v) {
+    size_t at = 0, len;
+    for (const unsigned char *k; (k = next_keyword(v->data, v->length, &at, &len)) != NULL;) {
+        if (take(st, kind) &&
+            add_source(st, kind, n, attr, PyUnicode_DecodeUTF8((const char *)k, (Py_ssize_t)len, "replace"),
+                       Py_NewRef(Py_None), PyUnicode_New(0, 0)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int entry_source(sources_t *st, lxnode *n, const url_entry *e) {
+    const lxstr *v = attr_value(find_named(n, e->name));
+    if (v == NULL || (!e->keep_empty && only_ascii_space(v))) return 0;
+    uintptr_t id = n->local_name;
+    if (id == LXB_TAG_INPUT && e->name == n_src &&
+        !value_equals_ascii_ci(find_named(n, n_type), "image"))
+        return 0;
+    int kind = e->kind;
+    PyObject *attr = url_name_str[e->name];
+    if (e->form == FORM_SRCSET) return add_urls(st, kind, n, attr, srcset_urls(v->data, v->length));
+    if (e->form == FORM_SPACE) return add_tokens(st, kind, n, attr, v);
+    if (e->name == n_href && (id == LXB_TAG_A || id == LXB_TAG_AREA || id == LXB_TAG_LINK)) {
+        const lxstr *rel = attr_value(find_named(n, n_rel));
+        if (id == LXB_TAG_LINK && has_resource_rel(rel)) kind = K_RESOURCE;
+        if (!take(st, kind)) return 0;
+        PyObject *text = id == LXB_TAG_LINK ? PyUnicode_New(0, 0) : anchor_text(n, &st->tmp, &st->collapsed);
+        return add_source(st, kind, n, attr, str_of(v), str_of(rel), text);
+    }
+    if (!take(st, kind)) return 0;
+    return add_source(st, kind, n, attr, str_of(v), Py_NewRef(Py_None), PyUnicode_New(0, 0));
+}
+
+static int child_text_bytes(const lxnode *n, buf_t *tmp);
+
+/* LexborNode.text(deep=False) as UTF-8 bytes: the one text child's own bytes when there is
+ * one (a style sheet's or a script's usual shape), else a copy in tmp. */
+static int child_text_span(const lxnode *n, buf_t *tmp, const unsigned char **s, size_t *len) {
+    const lxnode *only = n->first_child;
+    if (only != NULL && only->next == NULL && only->type == NODE_TEXT) {
+        const lxstr *t = &((const lxchardata *)only)->data;
+        *s = t->data ? t->data : (const unsigned char *)"";
+        *len = t->data ? t->length : 0;
+        return 0;
+    }
+    if (child_text_bytes(n, tmp) < 0) return -1;
+    *s = (const unsigned char *)(tmp->data ? tmp->data : "");
+    *len = tmp->len;
+    return 0;
+}
+
+/* LexborNode.text(deep=False) as UTF-8 bytes in tmp. */
+static int child_text_bytes(const lxnode *n, buf_t *tmp) {
+    tmp->len = 0;
+    for (const lxnode *c = n->first_child; c != NULL; c = c->next) {
+        if (c->type != NODE_TEXT) continue;
+        const lxstr *t = &((const lxchardata *)c)->data;
+        if (t->data != NULL && buf_put(tmp, t->data, t->length) < 0) return -1;
+    }
+    return 0;
+}
+
+static int sources_visit(sources_t *st, lxnode *n) {
+    if (n->type != NODE_TEXT) st->elements++;  /* LexborNode.traverse(): comments too */
+    if (n->type != NODE_ELEMENT) return 0;
+    uintptr_t id = n->local_name;
+    if (((const lxelement *)n)->first_attr == NULL && id != LXB_TAG_STYLE && id != LXB_TAG_SCRIPT)
+        return 0;
+    if (id < TAG_TABLE) {
+        for (int k = 0; k < tag_entry_count[id]; k++) {
+            if (entry_source(st, n, &tag_entries[id][k]) < 0) return -1;
+        }
+    }
+    for (int k = 0; k < global_entry_count; k++) {
+        if (entry_source(st, n, &global_entries[k]) < 0) return -1;
+    }
+    const lxstr *style = attr_value(find_named(n, n_style));
+    if (style != NULL && (has_byte(style, '(') || has_byte(style, '@')) &&
+        add_urls(st, K_CSS, n, url_name_str[n_style], css_urls(style->data, style->length)) < 0)
+        return -1;
+    const unsigned char *text;
+    size_t len;
+    if (id == LXB_TAG_STYLE) {
+        if (child_text_span(n, &st->tmp, &text, &len) < 0) return -1;
+        if (len && (memchr(text, '(', len) || memchr(text, '@', len)))
+            return add_urls(st, K_CSS, n, NULL, css_urls(text, len));
+    } else if (id == LXB_TAG_SCRIPT) {
+        if (find_named(n, n_src) != NULL ||
+            !script_is_read(attr_value(find_named(n, n_type)), attr_value(find_named(n, n_language))))
+            return 0;
+        if (child_text_span(n, &st->tmp, &text, &len) < 0) return -1;
+        return add_urls(st, K_SCRIPT, n, NULL, script_urls(text, len));
+    } else if (id == LXB_TAG_META) {
+        const lxstr *equiv = attr_value(find_named(n, n_http_equiv));
+        const lxstr *content = attr_value(find_named(n, n_content));
+        if (equiv != NULL && content != NULL && ascii_ci_equals(equiv->data, equiv->length, "refresh"))
+            return append_new(st->refresh, str_of(content));
+    }
+    return 0;
+}
+
+static void sources_free(sources_t *st) {
     Py_XDECREF(st->out);
+    Py_XDECREF(st->refresh);
     PyMem_Free(st->tmp.data);
     PyMem_Free(st->collapsed.data);
 }
@@ -1348,11 +1579,6 @@ static int fill_table(PyObject *mapping, unsigned char *table, int as_flag) {
 }
 
 static PyObject *py_configure(PyObject *self, PyObject *args) {
-    static const char *const names[3] = {"a", "area", "link"};
-    for (int i = 0; i < 3; i++) {
-        if (tag_names[i] == NULL && (tag_names[i] = PyUnicode_InternFromString(names[i])) == NULL)
-            return NULL;
-    }
     PyObject *flags, *kind, *container_kind, *style_fn, *names_fn, *role_fn;
     if (!PyArg_ParseTuple(args, "O!O!O!OOO", &PyDict_Type, &flags, &PyDict_Type, &kind,
                           &PyDict_Type, &container_kind, &style_fn, &names_fn, &role_fn))
@@ -1554,27 +1780,161 @@ fail:
     return NULL;
 }
 
-/* facts(max_links) -> (elements, link elements, candidates, head facts): the links and
- * metadata walks in one pass over the tree from the document element (selectolax's
- * root). */
+/* facts(limits) -> (elements, candidates, dropped per kind, refresh contents, head facts):
+ * the links' candidates (at most limits[k] URLs of kind k) and the metadata walk in one
+ * pass over the tree from the document element (selectolax's root). */
 static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
-    links_t links = {0};
-    if (!PyArg_ParseTuple(args, "n", &links.max_links)) return NULL;
-    if (!configured || !head_configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    sources_t src = {0};
+    PyObject *limits;
+    if (!PyArg_ParseTuple(args, "O!", &PyTuple_Type, &limits)) return NULL;
+    if (!configured || !head_configured || !urls_configured)
+        return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    if (PyTuple_GET_SIZE(limits) != URL_KINDS)
+        return PyErr_Format(PyExc_ValueError, "%d limits expected", URL_KINDS);
+    for (int k = 0; k < URL_KINDS; k++) {
+        src.limits[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(limits, k));
+        if (src.limits[k] == -1 && PyErr_Occurred()) return NULL;
+    }
     head_t head = {0};
-    PyObject *result = NULL;
+    PyObject *result = NULL, *unread = NULL;
     lxnode *root = lxb_dom_document_root(&self->doc->dom_document);
-    if ((links.out = PyList_New(0)) == NULL || (head.metas = PyList_New(0)) == NULL ||
-        (head.links = PyList_New(0)) == NULL)
+    if ((src.out = PyList_New(0)) == NULL || (src.refresh = PyList_New(0)) == NULL ||
+        (head.metas = PyList_New(0)) == NULL || (head.links = PyList_New(0)) == NULL)
         goto done;
     FOR_EACH_NODE(root, n) {
-        if (links_visit(&links, n) < 0 || head_visit(&head, n) < 0) goto done;
+        if (sources_visit(&src, n) < 0 || head_visit(&head, n) < 0) goto done;
     }
-    result = Py_BuildValue("(nnON)", links.elements, links.candidates, links.out, head_result(&head));
+    if ((unread = PyList_New(URL_KINDS)) == NULL) goto done;
+    for (int k = 0; k < URL_KINDS; k++) {
+        Py_ssize_t past = src.seen[k] > src.limits[k] ? src.seen[k] - src.limits[k] : 0;
+        PyObject *count = PyLong_FromSsize_t(past);
+        if (count == NULL) goto done;
+        PyList_SET_ITEM(unread, k, count);
+    }
+    result = Py_BuildValue("(nONON)", src.elements, src.out, unread, src.refresh, head_result(&head));
+    unread = NULL;
 done:
-    links_free(&links);
+    Py_XDECREF(unread);
+    sources_free(&src);
     head_free(&head);
     return result;
+}
+
+/* The index of `name` in url_names (added when new), or -1 with an exception set. */
+static int url_name(PyObject *name) {
+    Py_ssize_t len;
+    const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, &len) : NULL;
+    if (s == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "attribute names must be str");
+        return -1;
+    }
+    for (int i = 0; i < url_name_count; i++) {
+        if (url_name_len[i] == (size_t)len && memcmp(url_names[i], s, (size_t)len) == 0) return i;
+    }
+    if (url_name_count == MAX_URL_NAMES) {
+        PyErr_SetString(PyExc_ValueError, "too many attribute names");
+        return -1;
+    }
+    char *copy = PyMem_Malloc((size_t)len + 1);
+    if (copy == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(copy, s, (size_t)len + 1);
+    const lxb_dom_attr_data_t *data = lxb_dom_attr_data_by_local_name(
+        names_document->dom_document.attrs, (const lxb_char_t *)s, (size_t)len);
+    int i = url_name_count++;
+    url_names[i] = copy;
+    url_name_len[i] = (size_t)len;
+    url_name_id[i] = data != NULL && data->attr_id < LXB_DOM_ATTR__LAST_ENTRY ? data->attr_id : 0;
+    url_name_str[i] = Py_NewRef(name);
+    PyUnicode_InternInPlace(&url_name_str[i]);
+    return i;
+}
+
+/* Fills e from (attr, kind, form); 0, or -1 with an exception set. */
+static int url_entry_of(PyObject *attr, PyObject *kind, PyObject *form, PyObject *keep_empty, url_entry *e) {
+    int name = url_name(attr);
+    if (name < 0) return -1;
+    int k = 0;
+    while (k < URL_KINDS && PyUnicode_Compare(kind_names[k], kind) != 0) k++;
+    long f = PyLong_AsLong(form);
+    if (k == URL_KINDS || f < FORM_ONE || f > FORM_SRCSET) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "bad table entry for %R", attr);
+        return -1;
+    }
+    e->name = (unsigned char)name;
+    e->kind = (unsigned char)k;
+    e->form = (unsigned char)f;
+    e->keep_empty = (unsigned char)PyObject_IsTrue(keep_empty);
+    return 0;
+}
+
+/* configure_urls(kinds, per_element, global, keep_empty, resource_rels, js_types, json_types):
+ * url_attributes' tables (per_element: ((tag, attr, kind, form), ...) in row order;
+ * global: ((attr, kind, form), ...); keep_empty: the attributes whose empty value counts). */
+static PyObject *py_configure_urls(PyObject *self, PyObject *args) {
+    PyObject *kinds_, *per_element, *global, *keep_empty, *rels, *js, *json;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!", &PyTuple_Type, &kinds_, &PyTuple_Type, &per_element,
+                          &PyTuple_Type, &global, &PyFrozenSet_Type, &keep_empty, &PyTuple_Type, &rels,
+                          &PyTuple_Type, &js, &PyTuple_Type, &json))
+        return NULL;
+    urls_configured = 0;
+    if (PyTuple_GET_SIZE(kinds_) != URL_KINDS)
+        return PyErr_Format(PyExc_ValueError, "%d kinds expected", URL_KINDS);
+    for (int k = 0; k < URL_KINDS; k++) {
+        PyObject *kind = PyTuple_GET_ITEM(kinds_, k);
+        if (!PyUnicode_Check(kind)) return PyErr_Format(PyExc_TypeError, "kinds must be str");
+        Py_XSETREF(kind_names[k], Py_NewRef(kind));
+        PyUnicode_InternInPlace(&kind_names[k]);
+    }
+    static const char *const fixed[] = {"css", "resource", "refresh", "script-string"};
+    static const int fixed_at[] = {K_CSS, K_RESOURCE, K_REFRESH, K_SCRIPT};
+    for (int i = 0; i < 4; i++) {
+        if (PyUnicode_CompareWithASCIIString(kind_names[fixed_at[i]], fixed[i]) != 0)
+            return PyErr_Format(PyExc_ValueError, "kind %d must be %s", fixed_at[i], fixed[i]);
+    }
+    memset(tag_entry_count, 0, sizeof tag_entry_count);
+    global_entry_count = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(per_element); i++) {
+        PyObject *row = PyTuple_GET_ITEM(per_element, i);
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4)
+            return PyErr_Format(PyExc_TypeError, "rows are (tag, attr, kind, form)");
+        long id = static_tag_id(PyTuple_GET_ITEM(row, 0));
+        if (id < 0) return NULL;
+        if (tag_entry_count[id] == MAX_ENTRIES) return PyErr_Format(PyExc_ValueError, "too many entries");
+        int keep = PySet_Contains(keep_empty, PyTuple_GET_ITEM(row, 1));
+        if (keep < 0) return NULL;
+        if (url_entry_of(PyTuple_GET_ITEM(row, 1), PyTuple_GET_ITEM(row, 2), PyTuple_GET_ITEM(row, 3),
+                         keep ? Py_True : Py_False, &tag_entries[id][tag_entry_count[id]]) < 0)
+            return NULL;
+        tag_entry_count[id]++;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(global); i++) {
+        PyObject *row = PyTuple_GET_ITEM(global, i);
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 3 || global_entry_count == MAX_ENTRIES)
+            return PyErr_Format(PyExc_TypeError, "global rows are (attr, kind, form), at most %d", MAX_ENTRIES);
+        if (url_entry_of(PyTuple_GET_ITEM(row, 0), PyTuple_GET_ITEM(row, 1), PyTuple_GET_ITEM(row, 2),
+                         Py_False, &global_entries[global_entry_count]) < 0)
+            return NULL;
+        global_entry_count++;
+    }
+    static const char *const special[] = {"rel", "alt", "type", "language", "http-equiv", "content",
+                                          "style", "src", "href"};
+    int *slots[] = {&n_rel, &n_alt, &n_type, &n_language, &n_http_equiv, &n_content, &n_style, &n_src, &n_href};
+    for (int i = 0; i < 9; i++) {
+        PyObject *name = PyUnicode_FromString(special[i]);
+        if (name == NULL) return NULL;
+        *slots[i] = url_name(name);
+        Py_DECREF(name);
+        if (*slots[i] < 0) return NULL;
+    }
+    if (store_words(rels, MAX_URL_WORDS, resource_rels, resource_rel_len, &resource_rel_count, "rels") < 0 ||
+        store_words(js, MAX_URL_WORDS, js_types, js_type_len, &js_type_count, "types") < 0 ||
+        store_words(json, MAX_URL_WORDS, json_types, json_type_len, &json_type_count, "types") < 0)
+        return NULL;
+    urls_configured = 1;
+    Py_RETURN_NONE;
 }
 
 /* main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
@@ -1598,7 +1958,7 @@ static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
 
 static PyMethodDef Document_methods[] = {
     {"facts", (PyCFunction)Document_facts, METH_VARARGS,
-     "facts(max_links) -> (elements, link elements, candidates, head facts)"},
+     "facts(limits) -> (elements, link candidates, dropped per kind, refresh contents, head facts)"},
     {"main_text", (PyCFunction)Document_main_text, METH_VARARGS,
      "main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share, "
      "article_min_share, prefix_chars) -> (blocks of the scope, visible text length, its first "
@@ -1619,12 +1979,32 @@ static PyTypeObject DocumentType = {
     .tp_methods = Document_methods,
 };
 
+/* The URLs inside a text (_urltext.c) for the links' expansion: fn(str) -> list[str]. */
+static PyObject *text_urls(PyObject *arg, PyObject *(*fn)(const unsigned char *, size_t)) {
+    Py_ssize_t n;
+    const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
+    if (s == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a str expected");
+        return NULL;  /* (a lone surrogate: UnicodeEncodeError; the caller takes the reference path) */
+    }
+    return fn((const unsigned char *)s, (size_t)n);
+}
+static PyObject *py_srcset_urls(PyObject *self, PyObject *arg) { return text_urls(arg, srcset_urls); }
+static PyObject *py_css_urls(PyObject *self, PyObject *arg) { return text_urls(arg, css_urls); }
+static PyObject *py_script_urls(PyObject *self, PyObject *arg) { return text_urls(arg, script_urls); }
+
 static PyMethodDef methods[] = {
+    {"srcset_urls", py_srcset_urls, METH_O, "srcset_urls(value) -> [url]: srcset.parse_srcset, compiled"},
+    {"css_urls", py_css_urls, METH_O, "css_urls(text) -> [url]: css_urls.css_urls, compiled"},
+    {"script_urls", py_script_urls, METH_O,
+     "script_urls(text) -> [value]: the URL-like string literals (script_strings), compiled"},
     {"configure", py_configure, METH_VARARGS,
      "configure(tag_flags, kinds, container_kinds, style_hidden, names_boilerplate, "
      "role_boilerplate): tag-name tables and the Python tests of the main-text walks"},
     {"configure_patterns", py_configure_patterns, METH_O,
      "configure_patterns(words): ASCII lowercase class/id words, searched in C for ASCII names"},
+    {"configure_urls", py_configure_urls, METH_VARARGS,
+     "configure_urls(kinds, per_element, global, keep_empty, resource_rels, js_types, json_types)"},
     {"configure_head", py_configure_head, METH_VARARGS,
      "configure_head(integration_point_names, meta_keys)"},
     {"blocks", py_blocks, METH_VARARGS,

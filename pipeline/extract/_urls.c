@@ -2,7 +2,7 @@
  * of a document instead of several Python-level calls per href. ada is compiled into this
  * module from the sources the ada-url package ships (setup.py), so the compiler checks
  * every call against ada_c.h (ada_parse, ada_parse_with_base, ada_is_valid, ada_get_href,
- * ada_get_hostname, ada_free). Supported: ada-url 4.x (ada 4.0.0 is the first ada that
+ * ada_get_hostname, ada_get_scheme_type, ada_free). Supported: ada-url 4.x (ada 4.0.0 is the first ada that
  * passes every case of the corpus's urltestdata.json).
  */
 
@@ -113,88 +113,35 @@ static PyObject *hrefs(PyObject *self, PyObject *args) {
     return out;
 }
 
-/* The host of a serialized URL, as pipeline.extract.domains.url_host finds it (its
- * reference): after "://", up to the first "/", "?" or "#", after the last "@", without a
- * ":port" (an IPv6 literal keeps its brackets); None when there is no "://" or no host.
- * Every delimiter is ASCII, so cutting the UTF-8 bytes cuts the same code points. */
-static PyObject *host_of(PyObject *url) {
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(url, &n);
-    if (s == NULL) return NULL;
-    const char *scheme_end = NULL;
-    for (Py_ssize_t i = 0; i + 3 <= n; i++) {
-        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') {
-            scheme_end = s + i;
-            break;
-        }
-    }
-    if (scheme_end == NULL) Py_RETURN_NONE;
-    const char *start = scheme_end + 3, *end = s + n;
-    for (const char *p = start; p < end; p++) {
-        if (*p == '/' || *p == '?' || *p == '#') {
-            end = p;
-            break;
-        }
-    }
-    for (const char *p = end; p > start; p--) {  /* after the last "@" */
-        if (p[-1] == '@') {
-            start = p;
-            break;
-        }
-    }
-    if (start < end && *start == '[') {
-        const char *close = memchr(start, ']', (size_t)(end - start));
-        if (close != NULL) end = close + 1;
-    } else {
-        const char *colon = memchr(start, ':', (size_t)(end - start));
-        if (colon != NULL) end = colon;
-    }
-    if (end == start) Py_RETURN_NONE;
-    return PyUnicode_DecodeUTF8(start, end - start, "strict");
-}
-
-/* hosts(urls: list[str | None]) -> list[str | None]: host_of each (None stays None). */
-static PyObject *hosts(PyObject *self, PyObject *arg) {
-    if (!PyList_Check(arg)) return PyErr_Format(PyExc_TypeError, "a list expected");
-    Py_ssize_t n = PyList_GET_SIZE(arg);
-    PyObject *out = PyList_New(n);
-    if (out == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyList_GET_ITEM(arg, i), *host;
-        if (item == Py_None) {
-            host = Py_NewRef(Py_None);
-        } else if (!PyUnicode_Check(item)) {
-            Py_DECREF(out);
-            return PyErr_Format(PyExc_TypeError, "urls must be str or None");
-        } else {
-            host = host_of(item);
-        }
-        if (host == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, host);
-    }
-    return out;
-}
-
 /* ---- Link objects ----------------------------------------------------------------
  * pipeline.extract.fields.Link is a frozen slots dataclass: its generated __init__ sets
- * each field through object.__setattr__, ~1 us a link for ~150 links a page. Here the
+ * each field through object.__setattr__, ~1 us a link for ~200 links a page. Here the
  * slots are filled at the offsets their member descriptors give (what those descriptors'
  * __set__ does), once per link, in one call per page. */
-#define LINK_FIELDS 7
+#define LINK_FIELDS 8
+#define URL_KINDS 7
+enum { K_NAVIGATION, K_RESOURCE, K_FORM, K_REFRESH, K_METADATA, K_CSS, K_SCRIPT };
 static PyTypeObject *link_type;
 static Py_ssize_t link_offsets[LINK_FIELDS];
-static PyObject *href_name;
+static PyObject *kind_names[URL_KINDS];
+static PyObject *base_name;
 
-/* bind_links(cls, field_names): cls's slots for url, anchor_text, rel, tag, attr,
- * internal, nofollow (in that order). */
+/* bind_links(cls, field_names, kinds): cls's slots for url, anchor_text, rel, tag, attr,
+ * kind, internal, nofollow (in that order), and url_attributes.KINDS. */
 static PyObject *bind_links(PyObject *self, PyObject *args) {
-    PyObject *cls, *names;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &cls, &PyTuple_Type, &names)) return NULL;
-    if (PyTuple_GET_SIZE(names) != LINK_FIELDS)
-        return PyErr_Format(PyExc_ValueError, "%d field names expected", LINK_FIELDS);
+    PyObject *cls, *names, *kinds;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &cls, &PyTuple_Type, &names, &PyTuple_Type, &kinds))
+        return NULL;
+    if (PyTuple_GET_SIZE(names) != LINK_FIELDS || PyTuple_GET_SIZE(kinds) != URL_KINDS)
+        return PyErr_Format(PyExc_ValueError, "%d field names and %d kinds expected", LINK_FIELDS, URL_KINDS);
+    static const char *const expected[URL_KINDS] = {"navigation", "resource", "form", "refresh",
+                                                    "metadata", "css", "script-string"};
+    for (int k = 0; k < URL_KINDS; k++) {
+        PyObject *kind = PyTuple_GET_ITEM(kinds, k);
+        if (!PyUnicode_Check(kind) || PyUnicode_CompareWithASCIIString(kind, expected[k]) != 0)
+            return PyErr_Format(PyExc_ValueError, "kind %d must be %s", k, expected[k]);
+        Py_XSETREF(kind_names[k], Py_NewRef(kind));
+    }
     for (int i = 0; i < LINK_FIELDS; i++) {
         PyObject *descr = PyObject_GetAttr(cls, PyTuple_GET_ITEM(names, i));
         if (descr == NULL) return NULL;
@@ -205,7 +152,7 @@ static PyObject *bind_links(PyObject *self, PyObject *args) {
         Py_DECREF(descr);
         if (!ok) return PyErr_Format(PyExc_TypeError, "field %d is not an object slot", i);
     }
-    if (href_name == NULL && (href_name = PyUnicode_InternFromString("href")) == NULL) return NULL;
+    if (base_name == NULL && (base_name = PyUnicode_InternFromString("base")) == NULL) return NULL;
     Py_XSETREF(link_type, (PyTypeObject *)Py_NewRef(cls));
     Py_RETURN_NONE;
 }
@@ -221,59 +168,18 @@ static int append_link(PyObject *out, PyObject *const values[LINK_FIELDS]) {
     return rc;
 }
 
-/* make_links(candidates, targets) -> (tuple of Link, bad): for each (tag, href, rel,
- * text, nofollow) in candidates, targets[href] is (url or None, internal); a None url
- * counts as bad, the others become Link(url, text, rel, tag, "href", internal, nofollow). */
-static PyObject *make_links(PyObject *self, PyObject *args) {
-    PyObject *candidates, *targets;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &candidates, &PyDict_Type, &targets)) return NULL;
-    if (link_type == NULL) return PyErr_Format(PyExc_RuntimeError, "bind_links() first");
-    Py_ssize_t n = PyList_GET_SIZE(candidates), bad = 0;
-    PyObject *out = PyList_New(0);
-    if (out == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *c = PyList_GET_ITEM(candidates, i);
-        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 5) {
-            Py_DECREF(out);
-            return PyErr_Format(PyExc_TypeError, "candidates are (tag, href, rel, text, nofollow)");
-        }
-        PyObject *target = PyDict_GetItemWithError(targets, PyTuple_GET_ITEM(c, 1));
-        if (target == NULL || !PyTuple_Check(target) || PyTuple_GET_SIZE(target) != 2) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "a candidate's href has no target");
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyObject *url = PyTuple_GET_ITEM(target, 0);
-        if (url == Py_None) {
-            bad++;
-            continue;
-        }
-        PyObject *values[LINK_FIELDS] = {url, PyTuple_GET_ITEM(c, 3), PyTuple_GET_ITEM(c, 2),
-                                         PyTuple_GET_ITEM(c, 0), href_name,
-                                         PyTuple_GET_ITEM(target, 1), PyTuple_GET_ITEM(c, 4)};
-        if (append_link(out, values) < 0) {
-            Py_DECREF(out);
-            return NULL;
-        }
-    }
-    PyObject *links = PyList_AsTuple(out);
-    Py_DECREF(out);
-    if (links == NULL) return NULL;
-    return Py_BuildValue("(Nn)", links, bad);
-}
-
 /* ---- a document's links, in one call ------------------------------------------------
- * pipeline.extract.links.extract_links' loop (its Python branch is the reference): which
- * candidates are kept (a link element only with a canonical/alternate/next/prev rel
- * keyword), nofollow, each distinct href resolved once (and re-encoded in the document's
- * encoding through a Python callback where that can change it), its host's internal flag
- * (cached per host in a dict the caller seeds; the callback decides a new host), and the
- * Link objects. */
+ * pipeline.extract.links.extract_links' loop (its Python branch is the reference): each
+ * distinct value resolved once per way of resolving it (and re-encoded in the document's
+ * encoding through a Python callback where that can change it), its host taken from the
+ * same ada parse, the host's internal flag (cached per host in a dict the caller seeds;
+ * the callback, pipeline.urlhost's registered domain, decides a new host), and the Link
+ * objects. */
 
-enum { REL_NOFOLLOW = 1, REL_KEPT_LINK = 2 };
+enum { REL_NOFOLLOW = 1 };
 
 /* The rel keywords that matter: split on ASCII whitespace, compared ASCII
- * case-insensitively (tree.rel_keywords; a keyword with a non-ASCII byte matches none). */
+ * case-insensitively (links.rel_keywords; a keyword with a non-ASCII byte matches none). */
 static int rel_flags(PyObject *rel) {
     if (rel == Py_None) return 0;
     Py_ssize_t n;
@@ -286,96 +192,163 @@ static int rel_flags(PyObject *rel) {
     size_t at = 0, len;
     for (const unsigned char *k; (k = next_keyword(s, (size_t)n, &at, &len)) != NULL;) {
         if (ascii_ci_equals(k, len, "nofollow")) flags |= REL_NOFOLLOW;
-        else if (ascii_ci_equals(k, len, "canonical") || ascii_ci_equals(k, len, "alternate") ||
-                 ascii_ci_equals(k, len, "next") || ascii_ci_equals(k, len, "prev"))
-            flags |= REL_KEPT_LINK;
     }
     return flags;
 }
 
-/* links(candidates, base, has_domain, internal_of, internal_fn, reencode, reencode_all)
- *   -> (tuple of Link, bad)
- * candidates: [(tag, href, rel, text)] as walk.document gives them; base: the base URL as
- * UTF-8 bytes or None; has_domain: whether the page has a registered domain (else every
+/* The resolved URL of href (a new reference; None when it does not parse) and, in *host,
+ * its host when the scheme is special and the host is not empty (a new reference), else
+ * NULL: the one host parser's answer (pipeline.urlhost.parse_host) off the same parse. */
+static PyObject *resolve_with_host(PyObject *href, const char *base, Py_ssize_t base_len,
+                                   PyObject *reencode, int reencode_all, PyObject **host) {
+    *host = NULL;
+    Py_ssize_t len;
+    const char *data = PyUnicode_AsUTF8AndSize(href, &len);
+    if (data == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    ada_url url = parse_href(data, (size_t)len, base, (size_t)base_len);
+    PyObject *result;
+    if (ada_is_valid(url)) {
+        ada_string out = ada_get_href(url);
+        result = PyUnicode_DecodeUTF8(out.data, (Py_ssize_t)out.length, "strict");
+        ada_string name = ada_get_hostname(url);
+        if (result != NULL && name.length && ada_get_scheme_type(url) != 1 /* NOT_SPECIAL */ &&
+            (*host = PyUnicode_DecodeUTF8(name.data, (Py_ssize_t)name.length, "strict")) == NULL)
+            Py_CLEAR(result);
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+    ada_free(url);
+    if (result != NULL && result != Py_None && reencode != Py_None &&
+        (reencode_all || !PyUnicode_IS_ASCII(href))) {
+        Py_SETREF(result, PyObject_CallFunctionObjArgs(reencode, href, result, NULL));
+    }
+    if (result == NULL) Py_CLEAR(*host);
+    return result;
+}
+
+static int kind_of(PyObject *kind) {
+    for (int k = 0; k < URL_KINDS; k++) {
+        if (kind == kind_names[k]) return k;
+    }
+    for (int k = 0; k < URL_KINDS; k++) {
+        if (PyUnicode_Check(kind) && PyUnicode_Compare(kind, kind_names[k]) == 0) return k;
+    }
+    return -1;
+}
+
+enum { WAY_BASE, WAY_PAGE, WAY_SCRIPT, WAY_DOCUMENT_URL, WAYS };
+
+/* links(candidates, base, page_data, page_url, has_domain, internal_of, internal_fn,
+ *       reencode, reencode_all) -> (tuple of Link, bad)
+ * candidates: [(kind, tag, attr, value, rel, text)] as links.link_candidates gives them; base: the
+ * base URL as UTF-8 bytes or None; page_data / page_url: the document's URL as UTF-8 bytes
+ * and as str, or None; has_domain: whether the page has a registered domain (else every
  * internal flag is None); internal_of: {host: internal} (read and filled); internal_fn:
  * host -> internal for a host not in it; reencode: (href, url) -> url in the document's
  * encoding, called for non-ASCII hrefs (every href when reencode_all), or None. */
 static PyObject *links(PyObject *self, PyObject *args) {
-    PyObject *candidates, *base_obj, *internal_of, *internal_fn, *reencode;
+    PyObject *candidates, *base_obj, *page_obj, *page_url, *internal_of, *internal_fn, *reencode;
     int has_domain, reencode_all;
-    if (!PyArg_ParseTuple(args, "O!OpO!OOp", &PyList_Type, &candidates, &base_obj, &has_domain,
-                          &PyDict_Type, &internal_of, &internal_fn, &reencode, &reencode_all))
+    if (!PyArg_ParseTuple(args, "O!OOOpO!OOp", &PyList_Type, &candidates, &base_obj, &page_obj, &page_url,
+                          &has_domain, &PyDict_Type, &internal_of, &internal_fn, &reencode, &reencode_all))
         return NULL;
     if (link_type == NULL) return PyErr_Format(PyExc_RuntimeError, "bind_links() first");
-    const char *base = NULL;
-    Py_ssize_t base_len = 0;
+    const char *base = NULL, *page = NULL;
+    Py_ssize_t base_len = 0, page_len = 0;
     if (base_obj != Py_None && PyBytes_AsStringAndSize(base_obj, (char **)&base, &base_len) < 0)
         return NULL;
-    PyObject *targets = PyDict_New(), *out = PyList_New(0);  /* href -> (url, internal) */
+    if (page_obj != Py_None && PyBytes_AsStringAndSize(page_obj, (char **)&page, &page_len) < 0)
+        return NULL;
+    PyObject *targets[WAYS] = {NULL}, *out = PyList_New(0);  /* per way: value -> (url, internal) */
     Py_ssize_t bad = 0;
-    if (targets == NULL || out == NULL) goto fail;
+    if (out == NULL) goto fail;
+    for (int w = 0; w < WAYS; w++) {
+        if ((targets[w] = PyDict_New()) == NULL) goto fail;
+    }
     Py_ssize_t n = PyList_GET_SIZE(candidates);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *c = PyList_GET_ITEM(candidates, i);
-        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 4 || !PyUnicode_Check(PyTuple_GET_ITEM(c, 0)) ||
-            !PyUnicode_Check(PyTuple_GET_ITEM(c, 1))) {
-            PyErr_SetString(PyExc_TypeError, "candidates are (tag: str, href: str, rel, text)");
+        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 6 || !PyUnicode_Check(PyTuple_GET_ITEM(c, 3))) {
+            PyErr_SetString(PyExc_TypeError, "candidates are (kind, tag, attr, value: str, rel, text)");
             goto fail;
         }
-        PyObject *tag = PyTuple_GET_ITEM(c, 0), *href = PyTuple_GET_ITEM(c, 1);
-        PyObject *rel = PyTuple_GET_ITEM(c, 2);
-        int flags = rel_flags(rel);
-        if (PyUnicode_CompareWithASCIIString(tag, "link") == 0 && !(flags & REL_KEPT_LINK)) continue;
-        PyObject *target = PyDict_GetItemWithError(targets, href);  /* borrowed */
+        PyObject *tag = PyTuple_GET_ITEM(c, 1), *value = PyTuple_GET_ITEM(c, 3);
+        PyObject *rel = PyTuple_GET_ITEM(c, 4);
+        int kind = kind_of(PyTuple_GET_ITEM(c, 0));
+        if (kind < 0) {
+            PyErr_SetString(PyExc_ValueError, "unknown kind");
+            goto fail;
+        }
+        int way = WAY_BASE;
+        if ((kind == K_FORM && PyUnicode_GET_LENGTH(value) == 0) ||
+            (kind == K_REFRESH && page_url != Py_None && PyUnicode_Compare(value, page_url) == 0))
+            way = WAY_DOCUMENT_URL;
+        else if (tag == base_name || PyUnicode_Compare(tag, base_name) == 0)
+            way = WAY_PAGE;
+        else if (kind == K_SCRIPT)
+            way = WAY_SCRIPT;
+        if (PyErr_Occurred()) goto fail;
+        PyObject *target = PyDict_GetItemWithError(targets[way], value);  /* borrowed */
         if (target == NULL) {
             if (PyErr_Occurred()) goto fail;
-            PyObject *url = resolve_one(href, base, base_len, reencode, reencode_all);
+            PyObject *url, *host;
+            if (way == WAY_DOCUMENT_URL) {
+                url = page_url == Py_None ? Py_NewRef(Py_None)
+                    : resolve_with_host(page_url, NULL, 0, Py_None, 0, &host);
+                if (page_url == Py_None) host = NULL;
+                if (url != NULL && url != Py_None) Py_SETREF(url, Py_NewRef(page_url));
+            } else if (way == WAY_PAGE) {
+                url = resolve_with_host(value, page, page_len, reencode, reencode_all, &host);
+            } else if (way == WAY_SCRIPT) {
+                url = resolve_with_host(value, base, base_len, Py_None, 0, &host);
+            } else {
+                url = resolve_with_host(value, base, base_len, reencode, reencode_all, &host);
+            }
             if (url == NULL) goto fail;
             PyObject *internal = Py_None;  /* borrowed from internal_of, or None */
             PyObject *fresh = NULL;
-            if (url != Py_None && has_domain) {
-                PyObject *host = host_of(url);
-                if (host == NULL) {
-                    Py_DECREF(url);
-                    goto fail;
-                }
+            if (url != Py_None && has_domain && host != NULL) {
                 internal = PyDict_GetItemWithError(internal_of, host);
                 if (internal == NULL && !PyErr_Occurred()) {
                     fresh = PyObject_CallOneArg(internal_fn, host);
                     if (fresh != NULL && PyDict_SetItem(internal_of, host, fresh) < 0) Py_CLEAR(fresh);
                     internal = fresh;
                 }
-                Py_DECREF(host);
-                if (internal == NULL) {
-                    Py_DECREF(url);
-                    goto fail;
-                }
+            }
+            Py_XDECREF(host);
+            if (internal == NULL) {
+                Py_DECREF(url);
+                goto fail;
             }
             target = PyTuple_Pack(2, url, internal);
             Py_DECREF(url);
             Py_XDECREF(fresh);
             if (target == NULL) goto fail;
-            int rc = PyDict_SetItem(targets, href, target);
+            int rc = PyDict_SetItem(targets[way], value, target);
             Py_DECREF(target);  /* the dict holds it */
             if (rc < 0) goto fail;
         }
         PyObject *url = PyTuple_GET_ITEM(target, 0);
         if (url == Py_None) {
-            bad++;
+            if (kind != K_SCRIPT) bad++;  /* a script string that does not parse is no URL */
             continue;
         }
-        PyObject *values[LINK_FIELDS] = {url, PyTuple_GET_ITEM(c, 3), rel, tag, href_name,
-                                         PyTuple_GET_ITEM(target, 1),
-                                         (flags & REL_NOFOLLOW) ? Py_True : Py_False};
+        PyObject *values[LINK_FIELDS] = {url, PyTuple_GET_ITEM(c, 5), rel, tag, PyTuple_GET_ITEM(c, 2),
+                                         kind_names[kind], PyTuple_GET_ITEM(target, 1),
+                                         (rel_flags(rel) & REL_NOFOLLOW) ? Py_True : Py_False};
         if (append_link(out, values) < 0) goto fail;
     }
-    Py_DECREF(targets);
+    for (int w = 0; w < WAYS; w++) Py_DECREF(targets[w]);
     PyObject *made = PyList_AsTuple(out);
     Py_DECREF(out);
     if (made == NULL) return NULL;
     return Py_BuildValue("(Nn)", made, bad);
 fail:
-    Py_XDECREF(targets);
+    for (int w = 0; w < WAYS; w++) Py_XDECREF(targets[w]);
     Py_XDECREF(out);
     return NULL;
 }
@@ -383,12 +356,10 @@ fail:
 static PyMethodDef methods[] = {
     {"parse", parse, METH_VARARGS, "parse(href: str, base: bytes | None) -> (href, hostname) | None"},
     {"hrefs", hrefs, METH_VARARGS, "hrefs(list[str], base: bytes | None) -> list[str | None]"},
-    {"hosts", hosts, METH_O, "hosts(list[str | None]) -> list[str | None]: url_host of each"},
-    {"bind_links", bind_links, METH_VARARGS, "bind_links(Link, field names)"},
+    {"bind_links", bind_links, METH_VARARGS, "bind_links(Link, field names, kinds)"},
     {"links", links, METH_VARARGS,
-     "links(candidates, base, has_domain, internal_of, internal_fn, reencode, reencode_all) -> (links, bad)"},
-    {"make_links", make_links, METH_VARARGS,
-     "make_links([(tag, href, rel, text, nofollow)], {href: (url, internal)}) -> (links, bad)"},
+     "links(candidates, base, page_data, page_url, has_domain, internal_of, internal_fn, reencode, "
+     "reencode_all) -> (links, bad)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -44,6 +44,14 @@ from pipeline.extract.main_text import (
 )
 from pipeline.extract.meta import WANTED_KEYS, HeadFacts
 from pipeline.extract.reference_tree import INTEGRATION_POINTS, SCAN_TAGS
+from pipeline.extract.url_attributes import (
+    EMPTY_KEPT,
+    JAVASCRIPT_TYPES,
+    JSON_SCRIPT_TYPES,
+    KINDS,
+    RESOURCE_RELS,
+    walk_tables,
+)
 
 try:
     from pipeline.encoding import _utf8  # type: ignore[attr-defined]
@@ -104,6 +112,9 @@ def _configure(core: Any) -> None:
         raise RuntimeError("a wanted meta key the compiled test cannot match like str.lower()")
     core.configure_head(tuple(sorted({name.lower() for name in INTEGRATION_POINTS})),
                         tuple(sorted(WANTED_KEYS)))
+    per_element, global_attributes = walk_tables()
+    core.configure_urls(KINDS, per_element, global_attributes, EMPTY_KEPT, tuple(sorted(RESOURCE_RELS)),
+                        tuple(sorted(JAVASCRIPT_TYPES)), tuple(sorted(JSON_SCRIPT_TYPES)))
 
 
 def _status() -> str | None:
@@ -161,13 +172,14 @@ def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: fl
         raise ExtractionLimit(code, message) from None
 
 
-def facts(doc: Any, max_links: int) -> tuple[int, int, list[LinkCandidate], HeadFacts]:
+def facts(doc: Any, limits: tuple[int, ...]) -> tuple[int, list[LinkCandidate], list[int], list[str], HeadFacts]:
     """What the links and metadata read, in one compiled walk: (nodes in the document as
-    selectolax's ``traverse()`` counts them, a/area/link elements, the candidates with an
-    href among the first ``max_links`` of them in tree order, and the head facts) — what
-    ``scan`` + ``link_candidates`` + ``head_facts`` give on the reference path."""
-    elements, total, candidates, head = doc.facts(max_links)
-    return elements, total, candidates, HeadFacts(*head)
+    selectolax's ``traverse()`` counts them, the link candidates in tree order, at most
+    ``limits[k]`` of each kind, the URLs left out per kind, the meta refresh contents, and
+    the head facts) — what ``scan`` + ``link_candidates`` + ``head_facts`` give on the
+    reference path."""
+    elements, candidates, dropped, refresh, head = doc.facts(limits)
+    return elements, candidates, dropped, refresh, HeadFacts(*head)
 
 
 def main_text(doc: Any, drop_boilerplate_tags: bool, drop_hidden: bool, prune_patterns: bool,

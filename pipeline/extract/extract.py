@@ -15,14 +15,16 @@ from pipeline.extract import document
 from pipeline.extract.document import ExtractionLimit, estimate_limits, utf8_of
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
-from pipeline.extract.links import extract_links, link_candidates
+from pipeline.extract.links import extract_links, link_candidates, refresh_candidate
 from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.reference_tree import Scan, parse_document, scan
+from pipeline.extract.url_attributes import KINDS
 from pipeline.extract.url_resolution import parse_url
 
 _DEFAULT_OPTIONS = ExtractOptions()
+_REFRESH = KINDS.index("refresh")
 #: The fallback runs only on pages with this many times ``fallback_min_chars`` of text.
 FALLBACK_RATIO = 4
 #: No second main-text pass on trees this big: real articles stay far below (the largest of
@@ -81,15 +83,17 @@ def extract(
     fast = document.NATIVE
     found: Scan | None = None
     tree: Any
+    limits = options.max_links.as_tuple()
+    dropped: list[int] = [0] * len(KINDS)
     try:
         if fast:  # the compiled core: the same results (tests/unit/test_document.py), faster
             tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
-            elements, total_links, candidates, facts = document.facts(tree, options.max_links)
+            elements, candidates, dropped, refresh, facts = document.facts(tree, limits)
         else:
             estimate_limits(data, options.max_open_elements, options.max_attributes)
             tree = parse_document(data)
             found = scan(tree)
-            elements, total_links = found.elements, len(found.links)
+            elements = found.elements
         _check_budget(deadline, budget, "the parse")
     except Exception as exc:  # a limit, or nothing to extract from: the caller records why
         return _empty(page_url, (_failure("parse", exc),))
@@ -103,13 +107,17 @@ def extract(
         errors.append(_failure("metadata", exc))
 
     links: tuple[Link, ...] = ()
-    bad_urls = links_truncated = 0
+    bad_urls = 0
     try:
         if found is not None:
-            candidates = link_candidates(found, options.max_links)
-        links, bad_urls, links_truncated = extract_links(
-            candidates, total_links, meta.base_url, page_url, doc_encoding, options.max_links
-        )
+            candidates, dropped, refresh = link_candidates(found, limits)
+        target = refresh_candidate(refresh, meta.base_url, page_url, doc_encoding)
+        if target is not None:
+            if limits[_REFRESH] > 0:
+                candidates.append(target)
+            else:
+                dropped[_REFRESH] += 1
+        links, bad_urls = extract_links(candidates, meta.base_url, page_url, doc_encoding)
         _check_budget(deadline, budget, "the links")
     except ExtractionLimit as exc:
         return _empty(page_url, (_failure("links", exc),))
@@ -178,7 +186,8 @@ def extract(
         bad_urls=bad_urls,
         base_href=meta.base_href,
         errors=tuple(errors),
-        links_truncated=links_truncated,
+        links_truncated=sum(dropped),
+        links_dropped=tuple((kind, count) for kind, count in zip(KINDS, dropped, strict=True) if count),
     )
 
 

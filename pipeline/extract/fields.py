@@ -12,8 +12,9 @@ class Link:
     url: str  # target resolved per the WHATWG URL Standard (document-encoding query)
     anchor_text: str
     rel: str | None
-    tag: str  # "a", "area", "link"
-    attr: str  # "href"
+    tag: str  # the element's local name: "a", "img", "script", "style", "meta", ...
+    attr: str | None  # "href", "src", "srcset", "style", ...; None for an element's content
+    kind: str  # "navigation", "resource", "form", "refresh", "metadata", "css", "script-string"
     internal: bool | None  # same registered domain as the page; None if unknown
     nofollow: bool
 
@@ -47,4 +48,7 @@ class Extracted:
     # Added by the extract stage (defaults keep older constructors working):
     base_href: str | None = None  # <base href> as written (base_url is its resolved form)
     errors: tuple[str, ...] = ()  # "<part>: <ExceptionType>: <message>" for parts that failed
-    links_truncated: int = 0  # links beyond ExtractOptions.max_links, not recorded
+    links_truncated: int = 0  # links beyond ExtractOptions.max_links, not recorded (all kinds)
+    # (kind, count) of what links_truncated counts, in url_attributes.KINDS order, kinds
+    # with none left out
+    links_dropped: tuple[tuple[str, int], ...] = ()

@@ -21,6 +21,32 @@ DEFAULT_WASTE_EXPRESSIONS = r"(?i:Copyright|All Rights Reserved)"
 
 
 @dataclass(frozen=True, slots=True)
+class LinkLimits:
+    """Links recorded per document, per kind (``pipeline.extract.url_attributes.KINDS``);
+    what is past a limit is counted in ``Extracted.links_dropped``. In the rules file:
+    ``[extract.max_links]`` with one key per kind (``script_string`` for ``script-string``)."""
+
+    navigation: int = 10_000
+    resource: int = 10_000
+    form: int = 1_000
+    refresh: int = 10
+    metadata: int = 10_000
+    css: int = 10_000
+    script_string: int = 10_000
+
+    def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"ExtractOptions.max_links.{name} must be an integer >= 0")
+
+    def as_tuple(self) -> tuple[int, ...]:
+        """The limits in ``KINDS`` order."""
+        return (self.navigation, self.resource, self.form, self.refresh, self.metadata, self.css,
+                self.script_string)
+
+
+@dataclass(frozen=True, slots=True)
 class ExtractOptions:
     """Per-call options of :func:`pipeline.extract.extract` (never shared class state).
 
@@ -50,8 +76,8 @@ class ExtractOptions:
     Bounds for pathological documents (real pages stay far below them; the parse is
     linear, the Python work per link and per candidate node is what they cap):
 
-    - ``max_links``: links recorded per document; the rest are counted in
-      ``Extracted.links_truncated``.
+    - ``max_links``: links recorded per document, per kind (:class:`LinkLimits`); the rest
+      are counted in ``Extracted.links_dropped`` (and their sum in ``links_truncated``).
     - ``max_pruned_elements``: above this many elements, boilerplate pruning is skipped
       and ExtractContent runs on the whole body.
 
@@ -81,7 +107,7 @@ class ExtractOptions:
     prune_patterns: bool = True
     prune_max_share: float = 0.3
     fallback_min_chars: int = 200
-    max_links: int = 10_000
+    max_links: LinkLimits = LinkLimits()
     max_pruned_elements: int = 50_000
     detect_language: bool = True
     max_open_elements: int = 1_024
@@ -101,9 +127,10 @@ class ExtractOptions:
                 raise ValueError(f"ExtractOptions.{name} must be > 0")
         if not 0 < self.prune_max_share <= 1:
             raise ValueError("ExtractOptions.prune_max_share must be in (0, 1]")
-        for name in ("max_links", "max_pruned_elements"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"ExtractOptions.{name} must be >= 0")
+        if not isinstance(self.max_links, LinkLimits):
+            raise ValueError("ExtractOptions.max_links must be a LinkLimits")
+        if self.max_pruned_elements < 0:
+            raise ValueError("ExtractOptions.max_pruned_elements must be >= 0")
         for name in ("max_open_elements", "max_attributes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ExtractOptions.{name} must be >= 1")

@@ -117,7 +117,8 @@ class Scan:
     tags: dict[str, list[LexborNode]]
     links: list[LexborNode]  # a, area and link elements, in tree order
     invisible: list[LexborNode]  # never-rendered elements (script ... dialog), in tree order
-    elements: int  # every element of the document
+    elements: int  # every node the walk visits (elements and comments)
+    elements_in_order: list[LexborNode]  # every element, in tree order (the links' sources)
 
     def __getitem__(self, key: str) -> list[LexborNode]:
         if key == "links":
@@ -137,11 +138,14 @@ def scan(tree: LexborHTMLParser) -> Scan:
     tags: dict[str, list[LexborNode]] = {tag: [] for tag in SCAN_TAGS}
     links: list[LexborNode] = []
     invisible: list[LexborNode] = []
+    in_order: list[LexborNode] = []
     wanted = _TAG_IDS
     elements = 0
     root = tree.root
     for node in root.traverse() if root is not None else ():
         elements += 1
+        if node.tag != "_comment":
+            in_order.append(node)
         tag = wanted.get(node.tag_id)
         if tag is None:
             continue
@@ -150,4 +154,4 @@ def scan(tree: LexborHTMLParser) -> Scan:
             links.append(node)
         elif tag in _INVISIBLE:
             invisible.append(node)
-    return Scan(tags, links, invisible, elements)
+    return Scan(tags, links, invisible, elements, in_order)

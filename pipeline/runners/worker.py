@@ -14,9 +14,11 @@ apart (``partial_errors``) so that seen = written + skipped + errors still holds
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+import pyarrow as pa
 
 from pipeline import http
 from pipeline.encoding.api import decode_html
@@ -25,9 +27,10 @@ from pipeline.encoding.mojibake import mojibake_score, naive_decode_garbled
 from pipeline.encoding.sniff.evidence import match_override
 from pipeline.errors import RecordError, Skip
 from pipeline.extract import extract
-from pipeline.extract.fields import Extracted
+from pipeline.extract.fields import Extracted, Link
 from pipeline.http.response import HttpResponse
 from pipeline.rules import Rules
+from pipeline.schema import LINKS
 from pipeline.sources.inputs import writable_name
 from pipeline.sources.record import RawRecord
 from pipeline.urlhost import host_fields
@@ -35,11 +38,15 @@ from pipeline.urlhost import host_fields
 
 @dataclass(frozen=True, slots=True)
 class Rows:
-    """A decoded record's output: one ``records`` row and its ``links`` rows, the parts that
-    failed while the record was still written, and the operator override that matched."""
+    """A decoded record's output: one ``records`` row and its links (each a ``links`` row with
+    the record's ``run_id``, ``record_id`` and ``url``: :func:`link_rows`), the parts that
+    failed while the record was still written, and the operator override that matched.
+
+    The links stay :class:`Link` values until their row group is converted, column by
+    column (:func:`links_table`): a dict per link cost twice the conversion."""
 
     record: dict[str, Any]
-    links: list[dict[str, Any]] = field(default_factory=list)
+    links: tuple[Link, ...] = ()
     partial: tuple[RecordError, ...] = ()
     #: index of the ``[[encoding.override]]`` that matched the URL (None: no rule matched)
     rule: int | None = None
@@ -236,26 +243,64 @@ def _rows(
         "main_text_length": len(fields.main_text),
         "links_count": len(fields.links),
         "links_dropped_count": fields.links_truncated,
+        "links_dropped_by_kind": json.dumps(dict(fields.links_dropped)) if fields.links_dropped else None,
         "bad_url_count": fields.bad_urls,
         "extract_errors": json.dumps(list(fields.errors), ensure_ascii=False) if fields.errors else None,
         "rules_version": rules.version,
     }
-    links = [
+    return Rows(record=record, links=fields.links)
+
+
+def link_rows(rows: Rows) -> list[dict[str, Any]]:
+    """The ``links`` rows of one record, as dicts (to name what Arrow refused)."""
+    record = rows.record
+    return [
         {
-            "run_id": run_id,
-            "record_id": raw.record_id,
-            "url": raw.url,
+            "run_id": record["run_id"],
+            "record_id": record["record_id"],
+            "url": record["url"],
             "target_url": link.url,
             "anchor_text": link.anchor_text,
             "rel": link.rel,
             "tag": link.tag,
             "attr": link.attr,
+            "kind": link.kind,
             "internal": link.internal,
             "nofollow": link.nofollow,
         }
-        for link in fields.links
+        for link in rows.links
     ]
-    return Rows(record=record, links=links)
+
+
+def links_table(staged: list[Rows]) -> pa.Table:
+    """The ``links`` rows of ``staged`` as one table, built column by column (the same table
+    ``pa.Table.from_pylist`` makes of :func:`link_rows`; tests compare the two)."""
+    links: list[Link] = []
+    record_ids: list[str] = []
+    urls: list[str | None] = []
+    run_ids: list[str] = []
+    for rows in staged:
+        n = len(rows.links)
+        if n:
+            record = rows.record
+            links.extend(rows.links)
+            record_ids.extend([record["record_id"]] * n)
+            urls.extend([record["url"]] * n)
+            run_ids.extend([record["run_id"]] * n)
+    values = {
+        "run_id": run_ids,
+        "record_id": record_ids,
+        "url": urls,
+        "target_url": [link.url for link in links],
+        "anchor_text": [link.anchor_text for link in links],
+        "rel": [link.rel for link in links],
+        "tag": [link.tag for link in links],
+        "attr": [link.attr for link in links],
+        "kind": [link.kind for link in links],
+        "internal": [link.internal for link in links],
+        "nofollow": [link.nofollow for link in links],
+    }
+    return pa.Table.from_arrays([pa.array(values[f.name], f.type) for f in LINKS], schema=LINKS)
 
 
 def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[str, Any]:

@@ -21,10 +21,9 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
 
 from pipeline.errors import RecordError
-from pipeline.sources.record import RawRecord
+from pipeline.sources.record import RawRecord, with_crawler_metadata
 
 # Common Crawl puts request, response, metadata next to each other; 8 leaves room for
 # crawlers that interleave a few captures, and bounds memory with the byte cap below.
@@ -108,11 +107,11 @@ def join_metadata(
                     else:
                         target = target_box[0]
                         assert isinstance(target, RawRecord)
-                        target_box[0] = replace(
+                        target_box[0] = with_crawler_metadata(
                             target,
                             # The response's own WARC-Identified-Content-Charset wins if present.
-                            crawler_charset=target.crawler_charset or charset,
-                            content_languages=target.content_languages or languages,
+                            target.crawler_charset or charset,
+                            target.content_languages or languages,
                         )
             if item.record_type in ("response", "resource"):
                 responses[item.record_id.strip()] = box

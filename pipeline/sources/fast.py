@@ -24,11 +24,8 @@ the checks cost no extra reads. Both paths give identical ``RawRecord`` values
 
 from __future__ import annotations
 
-import dataclasses
-import types
 import uuid
-from collections.abc import Callable, Generator, Iterator
-from functools import partial
+from collections.abc import Generator, Iterator
 from typing import BinaryIO
 
 from fastwarc.warc import ArchiveIterator
@@ -36,12 +33,8 @@ from fastwarc.warc import ArchiveIterator
 from pipeline.errors import RecordError
 from pipeline.sources.containers import ZSTD_DICT_MAGIC, Codec
 from pipeline.sources.record import RawRecord
+from pipeline.sources.record import new_record as _new_record
 from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful
-
-try:
-    from pipeline.sources import _slots  # type: ignore[attr-defined]
-except ImportError:  # built without a compiler: the dataclass constructor
-    _slots = None
 
 #: Bytes of the file kept behind FastWARC's reads for the checks (it reads 64 KiB at a time).
 WINDOW = 1 << 20
@@ -111,22 +104,6 @@ class _Window:
             return None
         i = data.find(needle)
         return pos + i if i >= 0 else None
-
-
-def _record_builder() -> Callable[..., RawRecord]:
-    """``RawRecord(*values)``, built in C when that gives the same record: the frozen
-    dataclass's ``__init__`` spends ~150 ns a field on ``object.__setattr__`` (3.3 µs a
-    record); ``_slots.build`` sets the same slot descriptors without a Python call each."""
-    fields = dataclasses.fields(RawRecord)
-    setters = tuple(RawRecord.__dict__.get(f.name) for f in fields)
-    if (_slots is None or hasattr(RawRecord, "__post_init__") or not all(f.init for f in fields)
-            or not all(isinstance(s, types.MemberDescriptorType) for s in setters)):
-        return RawRecord
-    return partial(_slots.build, RawRecord, setters)
-
-
-#: Every field of a RawRecord, in order, passed positionally.
-_new_record = _record_builder()
 
 
 class _Handover(Exception):
@@ -214,7 +191,7 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
             head_len = found + 4 - pos
         capped = rtype in KEEP_BLOCK and declared > len(block)
         # The RawRecord fields from record_id on, in their declared order (all of them: see
-        # _new_record).
+        # record.new_record).
         uri = get("warc-target-uri")
         if uri and (uri[0] == "<" or " " in uri):
             uri = _target_uri(uri)

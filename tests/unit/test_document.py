@@ -52,9 +52,9 @@ def test_the_compiled_core_serves_unless_the_job_runs_without_a_compiler() -> No
         assert all(built.values()), built
 
 
-def _python_links(html: str, max_links: int) -> tuple[int, int, list]:
+def _python_links(html: str, limits: tuple[int, ...]) -> tuple[int, list, list]:
     found = scan(parse_document(html))
-    return found.elements, len(found.links), link_candidates(found, max_links)
+    return (found.elements, *link_candidates(found, limits))
 
 
 def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
@@ -68,7 +68,10 @@ def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
 _TAGS = ["div", "p", "a", "span", "article", "section", "nav", "aside", "footer", "form", "ul",
          "li", "td", "table", "tr", "h2", "br", "script", "style", "svg", "title", "area", "map",
          "link", "header", "figure", "b", "center", "pre", "template", "noscript", "math",
-         "meta", "base", "html"]
+         "meta", "base", "html",
+         # the links' sources (pipeline.extract.url_attributes)
+         "img", "source", "iframe", "frame", "embed", "audio", "video", "track", "input", "object",
+         "body", "td", "th", "button", "blockquote", "q", "del", "ins", "x-custom", "picture"]
 _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "hidden",
           "aria-hidden=true", "aria-hidden=TRUE", 'style="display : none"', "style='color:red'",
           "role=navigation", "role=Main", "itemprop=articleBody", "itemprop=articlebody",
@@ -81,12 +84,24 @@ _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "
           # metadata: wanted and unwanted meta keys, canonical links, base, lang
           "property=og:title", "name=' Description\t'", "name=viewport", "content=x", "content",
           'property="OG:IMAGE"', "name=twitter:t\u0130tle", "rel=canonical", "rel='x CANONICAL'",
-          "lang=fr", "href=/b/"]
+          "lang=fr", "href=/b/",
+          # URL-valued attributes, each form of value, and the ones that decide a kind
+          "src=/i.png", "src=''", "src='  '", "srcset='a.png 1x, b.png 2x'", "srcset='c 1h, d'",
+          "poster=p.jpg", "data=o.swf", "action=''", "action=/go", "formaction=/f", "cite=/c",
+          "longdesc=/l", "background=bg.gif", "ping='/p1 /p2'", "manifest=m.appcache",
+          "itemid=urn:x", "itemtype='http://schema.org/A http://schema.org/B'", "type=image",
+          "type=IMAGE", "type='text/template'", "type=application/ld+json", "type=module",
+          "language=vbscript", "http-equiv=refresh", "http-equiv=REFRESH", "content='1; url=/r'",
+          "content='0'", "rel=stylesheet", "rel='shortcut icon'", "style='background:url(s.png)'",
+          "style=\"b:url('q.png') image-set('i.png' 1x)\"", "href=''", "src=http://[::1"]
 _TEXTS = ["word ", "Longer sentence with words, and punctuation. ", "\u00a0", " \u3000 ", "\t\n",
           "\x0b", "\u2003x\u2003", "日本語の文章。", "&amp;&lt;", "\u200b", "<!-- c -->", "é" * 30,
           "\u1680y\u205f", "\u0085", "\u2028\u3001", "x\ue000\ue001 \ue003y",
           # white space runs longer than the 16-byte windows strip_utf8 skips at once
-          " " * 17, "\n" + " " * 31, "\x1c\x1d\x1e\x1f\x0b" * 4, "\u00a0" + "\t" * 20, "\r\n" * 9]
+          " " * 17, "\n" + " " * 31, "\x1c\x1d\x1e\x1f\x0b" * 4, "\u00a0" + "\t" * 20, "\r\n" * 9,
+          # script and style contents
+          "p{background:url(x.png)} @import 'i.css';", "var a='/x', b=\"https:\\/\\/e.example\\/y\";",
+          "{\"@id\": \"https://e.example/#org\", \"url\": \"/about\"}", "r = /'no'/g; s = 4 / 2 / '/p';"]
 
 
 @st.composite
@@ -119,7 +134,8 @@ def test_walks_equal_the_python_reference(
     fast, reference = _both_main_text(html, options)
     assert fast == reference
     facts = head_facts(scan(parse_document(html)))
-    assert document.facts(_native(html), max_links) == (*_python_links(html, max_links), facts)
+    limits = (max_links, max_links, max_links, max_links, max_links, max_links + 1, max_links + 2)
+    assert document.facts(_native(html), limits) == (*_python_links(html, limits), facts)
 
 
 def _corpus() -> list[tuple[str, str]]:
@@ -284,11 +300,13 @@ def test_the_core_takes_no_address_from_python() -> None:
     # Everything the walks read hangs off a Document, which owns its tree.
     public = {name for name in dir(_document) if not name.startswith("_")}
     assert public == {"Document", "ParseLimitError", "LEXBOR_VERSION", "configure",
-                      "configure_head", "configure_patterns", "blocks"}
+                      "configure_head", "configure_patterns", "configure_urls", "blocks",
+                      # the tokenizers of the links' texts, on a str (the tests compare them)
+                      "css_urls", "script_urls", "srcset_urls"}
     assert set(dir(_document.Document)) >= {"facts", "main_text"}
     with pytest.raises(TypeError):
         _document.Document(12345)
     tree = _document.Document(b"<title>t</title><a href=/x>x</a>")
-    facts = tree.facts(10)
+    facts = tree.facts((10,) * 7)
     del tree  # the facts are Python objects: nothing refers into the freed tree
-    assert facts[3][2] == "t"
+    assert facts[4][2] == "t" and facts[1][0][3] == "/x"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pipeline.extract import extract
-from pipeline.extract.domains import registered_domain
 from pipeline.extract.url_resolution import resolve_url
+from pipeline.urlhost import registered_domain
 
 PAGE = "https://news.example.co.uk/2019/story.html"
 
@@ -14,15 +14,18 @@ def _links(html: str, url: str | None = PAGE, encoding: str = "UTF-8"):
     return e.links, e.bad_urls
 
 
-def test_a_area_and_the_four_link_rels_in_tree_order() -> None:
+def test_a_area_and_every_link_in_tree_order_with_their_kind() -> None:
     html = (
         '<link rel=stylesheet href=/s.css><link rel=next href=/p2><link rel="prev" href=/p0>'
         '<link rel=alternate hreflang=de href=/de><link rel=canonical href=/c>'
+        '<link rel="shortcut ICON" href=/i><link href=/none>'
         '<a href=/a>A</a><a name=x>no href</a><map><area href=/m alt=" Map  area "></map>'
     )
     links, bad = _links(html)
-    assert [(link.tag, link.url.rsplit("/", 1)[1]) for link in links] == [
-        ("link", "p2"), ("link", "p0"), ("link", "de"), ("link", "c"), ("a", "a"), ("area", "m")]
+    assert [(link.tag, link.kind, link.url.rsplit("/", 1)[1]) for link in links] == [
+        ("link", "resource", "s.css"), ("link", "navigation", "p2"), ("link", "navigation", "p0"),
+        ("link", "navigation", "de"), ("link", "navigation", "c"), ("link", "resource", "i"),
+        ("link", "navigation", "none"), ("a", "navigation", "a"), ("area", "navigation", "m")]
     assert links[-1].anchor_text == "Map area"
     assert bad == 0
     assert all(link.attr == "href" for link in links)
@@ -128,7 +131,7 @@ def test_fast_link_constructor_builds_equal_frozen_links() -> None:
     from pipeline.extract.fields import Link
     from pipeline.extract.links import _new_link
 
-    made = _new_link("https://x.example/", "t", None, "a", "href", True, False)
-    assert made == Link("https://x.example/", "t", None, "a", "href", True, False)
+    made = _new_link("https://x.example/", "t", None, "a", "href", "navigation", True, False)
+    assert made == Link("https://x.example/", "t", None, "a", "href", "navigation", True, False)
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.url = "changed"  # type: ignore[misc]

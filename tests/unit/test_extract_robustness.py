@@ -57,11 +57,16 @@ def test_links_beyond_max_links_are_counted_not_recorded() -> None:
     from dataclasses import replace
 
     from pipeline.extract import ExtractOptions
+    from pipeline.extract.options import LinkLimits
 
-    html = "".join(f"<a href=/p{i}>{i}</a>" for i in range(30))
-    e = extract(html, "https://e.example/", "UTF-8", replace(ExtractOptions(), max_links=10))
-    assert len(e.links) == 10 and e.links_truncated == 20
-    assert e.links[-1].url == "https://e.example/p9"
+    html = "".join(f"<a href=/p{i}>{i}</a><img srcset='/i{i}a 1x, /i{i}b 2x'>" for i in range(30))
+    limits = LinkLimits(navigation=10, resource=15)
+    e = extract(html, "https://e.example/", "UTF-8", replace(ExtractOptions(), max_links=limits))
+    # 20 anchors and 45 srcset URLs are left out once 10 and 15 are recorded
+    assert [link.kind for link in e.links].count("navigation") == 10
+    assert [link.kind for link in e.links].count("resource") == 15
+    assert e.links_dropped == (("navigation", 20), ("resource", 45)) and e.links_truncated == 65
+    assert [link.url for link in e.links if link.kind == "navigation"][-1] == "https://e.example/p9"
 
 
 def test_huge_documents_skip_pruning_but_still_extract() -> None:
@@ -121,3 +126,18 @@ def test_many_closed_containers_are_parsed_normally() -> None:
     result = extract(text, "http://flat.example/", "UTF-8")
     assert result.title == "flat"
     assert not result.errors
+
+
+def test_hostile_link_texts_are_bounded_per_kind() -> None:
+    # 100,000 srcset candidates, a 5 MB inline script of URL-like strings, a style sheet of
+    # 60,000 url()s: each kind keeps max_links (10,000) rows and counts the rest; the
+    # reading stays linear (bench/extract_bench.py --hostile --only "one ").
+    srcset = "<img srcset='" + "/i.png 1x, " * 100_000 + "'>"
+    script = "<script>var a = [" + "'/p/x', " * 625_000 + "];</script>"
+    style = "<style>" + "a{b:url(/i.png)}" * 60_000 + "</style>"
+    e = extract(srcset + script + style, "http://x.example/", "UTF-8")
+    assert e.errors == ()
+    kinds = [link.kind for link in e.links]
+    assert (kinds.count("resource"), kinds.count("script-string"), kinds.count("css")) == (10_000,) * 3
+    assert e.links_dropped == (("resource", 90_000), ("css", 50_000), ("script-string", 615_000))
+    assert e.links_truncated == 755_000

@@ -82,7 +82,10 @@ def test_tld_table_is_chromiums_and_resolves() -> None:
 
 def test_url_tld_of_ip_and_userinfo() -> None:
     assert url_tld("http://user:pw@host.example.kr:8080/") == "kr"
-    assert url_tld("http://[::1]/") == "::1"
+    # An IP address has no top-level domain (the one host parser, pipeline.urlhost): no TLD
+    # default applies to it, as none of Chromium's table's entries is a number.
+    assert url_tld("http://[::1]/") is None and url_tld("http://192.0.2.1/") is None
+    assert url_tld("http://www.example.co.jp./") == "jp"  # a trailing dot is not a label
 
 
 def test_chardetng_tld_steers_ambiguous_cjk() -> None:

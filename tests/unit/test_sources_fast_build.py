@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.sources import fast
-from pipeline.sources.record import RawRecord
+from pipeline.sources import fast, record
+from pipeline.sources.record import RawRecord, with_crawler_metadata
 
 #: tests of a compiled extension against its reference (deselected without a compiler)
 pytestmark = pytest.mark.native
@@ -26,7 +26,7 @@ _VALUES = st.tuples(
 
 
 def test_the_compiled_builder_is_in_use() -> None:
-    assert fast._slots is not None, "pipeline.sources._slots is not built"
+    assert record._slots is not None, "pipeline.sources._slots is not built"
     assert fast._new_record is not RawRecord
 
 
@@ -51,3 +51,14 @@ def test_a_missing_or_extra_value_is_an_error() -> None:
         fast._new_record(*values[:-1])
     with pytest.raises(TypeError):
         fast._new_record(*values, None)
+
+
+@given(_VALUES, _TEXT, _TEXT)
+@settings(max_examples=200, deadline=None)
+def test_with_crawler_metadata_is_replace(values: tuple, charset: str | None,
+                                          languages: str | None) -> None:
+    original = RawRecord(*values)
+    built = with_crawler_metadata(original, charset, languages)
+    assert built == dataclasses.replace(original, crawler_charset=charset,
+                                        content_languages=languages)
+    assert type(built) is RawRecord and original == RawRecord(*values)

@@ -20,9 +20,9 @@ from pipeline.encoding.sniff.detect import (
 )
 from pipeline.encoding.sniff.late_meta import MetaScanResult, scan_meta_charset
 from pipeline.encoding.sniff.prescan import PrescanResult, prescan_byte_stream
-from pipeline.encoding.sniff.tld_defaults import url_host, url_tld
 from pipeline.encoding.sniff.utf8 import Utf8Check, check_utf8
 from pipeline.encoding.sniff.xml_declaration import XmlDeclaration, check_xml_declaration
+from pipeline.urlhost import url_host, url_tld
 
 # The bytes where KOI8-U has Ukrainian letters and KOI8-R box drawing.
 _KOI8_U_ONLY = (b"\xa4", b"\xa6", b"\xa7", b"\xad", b"\xb4", b"\xb6", b"\xb7", b"\xbd")

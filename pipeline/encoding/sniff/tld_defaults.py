@@ -12,6 +12,7 @@ Chromium's, kept as they are because the goal is what the browser shows.
 from __future__ import annotations
 
 from pipeline.encoding.lookup import get_an_encoding
+from pipeline.urlhost import url_tld
 
 # Chromium's kEncodings, label as Chromium writes it.
 _CHROMIUM_TLD_LABELS: dict[str, str] = {
@@ -39,46 +40,6 @@ TLD_ENCODINGS: dict[str, str] = {
 
 #: Chromium's en-US default when the TLD is not in the table.
 DEFAULT_ENCODING = "windows-1252"
-
-
-def url_host(url: str | None) -> str | None:
-    """The host of an http(s)/other URL, lowercased, without port, userinfo or brackets.
-
-    >>> url_host("https://user@Example.CO.JP:8080/path?q")
-    'example.co.jp'
-    >>> url_host(None) is None
-    True
-    """
-    if not url:
-        return None
-    rest = url.strip()
-    scheme_end = rest.find("://")
-    if scheme_end < 0:
-        return None
-    rest = rest[scheme_end + 3 :]
-    for stop in "/?#\\":
-        cut = rest.find(stop)
-        if cut >= 0:
-            rest = rest[:cut]
-    rest = rest.rpartition("@")[2]
-    if rest.startswith("["):
-        return rest[1 : rest.find("]")].lower() if "]" in rest else None
-    host = rest.partition(":")[0].rstrip(".").lower()
-    return host or None
-
-
-def url_tld(url: str | None) -> str | None:
-    """The last label of the URL's host ("jp" for ``http://www.example.co.jp/``), or None.
-
-    >>> url_tld("http://www.example.co.jp/")
-    'jp'
-    >>> url_tld("http://192.168.0.1/")
-    '1'
-    """
-    host = url_host(url)
-    if not host:
-        return None
-    return host.rpartition(".")[2] or None
 
 
 def tld_default(url: str | None, default: str = DEFAULT_ENCODING) -> str:
