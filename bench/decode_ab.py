@@ -5,7 +5,9 @@
 ``REV`` (a commit) is exported with ``git archive`` into a temporary folder, with this
 checkout's compiled extensions copied beside its modules where their sources are the same,
 and REV's own source compiled where it differs (a self-contained C module: ``_utf8.c``,
-``_mojibake.c``, ...);
+``_mojibake.c``, ...; a differing module that links a library ``setup.py`` builds, such as
+``_document.c``, is left out, so that REV's pure-Python path serves it, which ``decode_html``
+does not reach);
 then one subprocess per (tree, round) times ``decode_html`` on the undeclared pages of
 ``bench/__main__.py``'s decode table (chardet corpus, and 200 KB windows-1251 pages), best of
 3 each in CPU time of the process (the machine is shared), the two trees taking turns round by
@@ -61,19 +63,27 @@ def _export(rev: str, into: Path) -> Path:
             continue
         stem = built.name.split(".")[0]
         ours = [s for s in built.parent.glob(f"{stem}.c*") if s.suffix in (".c", ".cpp")]
-        theirs = target.parent / ours[0].name if ours else None
-        if theirs is not None and theirs.exists() and theirs.read_bytes() != ours[0].read_bytes():
-            _compile(theirs, target)
-        else:
+        if not ours:  # a module built from a source this checkout no longer has: not ours to lend
+            continue
+        theirs = target.parent / ours[0].name
+        if not theirs.exists() or theirs.read_bytes() == ours[0].read_bytes():
             shutil.copy2(built, target)
+        elif not _compile(theirs, target):
+            print(f"decode_ab: {rev}'s {theirs.relative_to(tree)} does not build on its own (it links a "
+                  "library setup.py builds): that module's pure-Python path serves in that tree",
+                  file=sys.stderr)
     return tree
 
 
-def _compile(source: Path, target: Path) -> None:
-    """Build REV's own version of a self-contained C extension module as setup.py does."""
+def _compile(source: Path, target: Path) -> bool:
+    """Build REV's own version of a self-contained C extension module as setup.py does; False
+    when it does not build that way (a module that links a library setup.py compiles)."""
     include = sysconfig.get_paths()["include"]
-    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-std=c11", f"-I{include}", f"-I{source.parent}",
-                    str(source), "-o", str(target)], check=True)
+    built = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-std=c11", f"-I{include}", f"-I{source.parent}",
+                            str(source), "-o", str(target)], capture_output=True, check=False)
+    if built.returncode != 0:
+        target.unlink(missing_ok=True)
+    return built.returncode == 0
 
 
 def main(argv: list[str]) -> int:
