@@ -55,8 +55,10 @@ package-check: $(STAMP)
 sample: $(STAMP)
 	$(BIN)/python scripts/make_sample.py data/sample
 
+## ruff over everything, mypy over the package (settings in pyproject.toml)
 lint: $(STAMP)
 	$(BIN)/ruff check pipeline tests scripts bench setup.py
+	$(BIN)/python -m mypy
 
 ## Benchmarks (installs the peers in the bench extra); results in $(OUT)/bench/RESULTS.md
 bench: $(STAMP)

@@ -50,7 +50,7 @@ from typing import Any, Literal
 from pipeline import __version__
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.encoding.options import EncodingOptions, Override
-from pipeline.extract.options import ExtractOptions
+from pipeline.extract.options import ExtractOptions, LinkLimits
 from pipeline.urlhost import url_host
 
 POLICIES = ("standard", "browser", "repair")
@@ -207,6 +207,10 @@ def _convert(value: Any, hint: Any, where: str) -> Any:
                      for index, item in enumerate(value))
     elif dataclasses.is_dataclass(hint) and isinstance(value, dict):
         return _build(typing.cast(type, hint), value, where)
+    elif hint is LinkLimits and isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:  # one limit for every kind
+            raise RulesError(f"{where}: expected an integer >= 0, got {value}")
+        return LinkLimits.uniform(value)
     elif origin is Literal:
         if value in args and type(value) in {type(arg) for arg in args}:
             return value

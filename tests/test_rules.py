@@ -109,7 +109,8 @@ def test_every_key_of_every_section_is_type_checked(
     [
         ('[extract]\nthreshold = "high"\n', 'extract.threshold: expected a number, got a string ("high")'),
         ('[extract.max_links]\nresource = "x"\n', "extract.max_links.resource: expected an integer"),
-        ("[extract]\nmax_links = 5\n", "extract.max_links: expected a table"),
+        ("[extract]\nmax_links = -1\n", "extract.max_links: expected an integer >= 0, got -1"),
+        ('[extract]\nmax_links = "5"\n', "extract.max_links: expected a table"),
         ("[extract]\nthreshold = inf\n", "extract.threshold: expected a finite number"),
         ("[extract]\ndrop_hidden = 1\n", "extract.drop_hidden: expected true or false"),
         ("[extract.max_links]\nnavigation = -1\n", "max_links.navigation"),  # the options' own range check
@@ -123,7 +124,8 @@ def test_every_key_of_every_section_is_type_checked(
         ('[[encoding.override]]\nhost = 3\nencoding = "utf-8"\n',
          "encoding.override[0].host: expected a string"),
     ],
-    ids=["threshold-string", "max-links-string", "max-links-not-table", "threshold-inf", "bool-as-int",
+    ids=["threshold-string", "max-links-string", "max-links-one-negative", "max-links-not-table",
+         "threshold-inf", "bool-as-int",
          "max-links-negative", "share-above-1", "detector-bytes-0", "cap-0", "default-label",
          "section-not-table", "override-not-array", "override-host-int"],
 )
@@ -188,6 +190,11 @@ def test_typed_values_are_converted(tmp_path: Path) -> None:
     rules = load_rules(write(tmp_path, "[extract]\nthreshold = 90\n[extract.max_links]\nscript_string = 5\n"))
     assert rules.extract.threshold == 90.0 and isinstance(rules.extract.threshold, float)
     assert rules.extract.max_links.script_string == 5 and rules.extract.max_links.navigation == 10_000
+
+
+def test_one_link_limit_applies_to_every_kind(tmp_path: Path) -> None:
+    rules = load_rules(write(tmp_path, "[extract]\nmax_links = 5\n"))
+    assert rules.extract.max_links.as_tuple() == (5,) * 7
 
 
 def _run_with_rules(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:

@@ -24,7 +24,8 @@ DEFAULT_WASTE_EXPRESSIONS = r"(?i:Copyright|All Rights Reserved)"
 class LinkLimits:
     """Links recorded per document, per kind (``pipeline.extract.url_attributes.KINDS``);
     what is past a limit is counted in ``Extracted.links_dropped``. In the rules file:
-    ``[extract.max_links]`` with one key per kind (``script_string`` for ``script-string``)."""
+    ``[extract.max_links]`` with one key per kind (``script_string`` for ``script-string``),
+    or ``max_links = N`` under ``[extract]`` for one limit for every kind."""
 
     navigation: int = 10_000
     resource: int = 10_000
@@ -39,6 +40,11 @@ class LinkLimits:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"ExtractOptions.max_links.{name} must be an integer >= 0")
+
+    @classmethod
+    def uniform(cls, limit: int) -> LinkLimits:
+        """The same limit for every kind (``max_links = N`` in the rules file)."""
+        return cls(**dict.fromkeys(cls.__dataclass_fields__, limit))
 
     def as_tuple(self) -> tuple[int, ...]:
         """The limits in ``KINDS`` order."""

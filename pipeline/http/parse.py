@@ -11,6 +11,8 @@ MIME type (header essence, else sniffed).
 ``warc-truncated:<reason>``     the crawler wrote ``WARC-Truncated`` (length, time, ...)
 ``length`` / ``gzip``           the stored block is shorter than its WARC Content-Length
                                 (``gzip``: because its gzip member is cut off)
+``next-record``                 the block holds the start of another record (a lying
+                                Content-Length): cut there, reading goes on from it
 ``framing`` / ``cap``           the block's framing is off / it was over the reader's cap
 ``chunked``                     the chunked body ends before its last chunk
 ``chunked-framing``             the body starts chunked but its framing is invalid: it is

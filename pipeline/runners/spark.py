@@ -78,7 +78,7 @@ def spark_session(master: str | None = None) -> Any:
 def _stats_param() -> Any:
     from pyspark.accumulators import AccumulatorParam
 
-    class StatsParam(AccumulatorParam):  # type: ignore[misc]
+    class StatsParam(AccumulatorParam):
         """Finished attempts' stats, appended."""
 
         def zero(self, value: list[TaskStats]) -> list[TaskStats]:

@@ -24,6 +24,7 @@ the checks cost no extra reads. Both paths give identical ``RawRecord`` values
 
 from __future__ import annotations
 
+import io
 import uuid
 from collections.abc import Generator, Iterator
 from typing import BinaryIO
@@ -58,6 +59,13 @@ class _Window:
 
     def tell(self) -> int:
         return self._end
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Refused: FastWARC reads the window forward only, and the checks rely on it."""
+        raise io.UnsupportedOperation("the window is read forward only")
+
+    def close(self) -> None:
+        """Nothing to do: the file belongs to the caller."""
 
     def read(self, n: int = -1) -> bytes:
         data = self._fh.read(n)
@@ -289,7 +297,7 @@ def _careful_until_clean(fh: BinaryIO, name: str, codec: Codec | None, start: in
                              max_header=max_header):
         clean = (isinstance(item, RawRecord) and item.offset_in_member is None
                  and not item.block_truncated)
-        if hand_back and clean and damaged:
+        if hand_back and clean and damaged and isinstance(item, RawRecord):
             return item.warc_record_offset
         damaged = damaged or not clean
         yield item

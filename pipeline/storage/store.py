@@ -516,7 +516,7 @@ class Storage:
             return Versioned(bytes(data), str(reply["ETag"]), max(age, 0.0))
 
         try:
-            return sync(fs.loop, get)  # type: ignore[no-any-return]
+            return sync(fs.loop, get)
         except FileNotFoundError:
             return None
         except Exception as exc:  # noqa: BLE001
