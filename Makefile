@@ -12,6 +12,8 @@ RULES ?= $(if $(filter $(SAMPLE),$(CRAWL)),$(SAMPLE)rules.toml)
 RUN_ARGS ?=
 SLOW ?=
 PYTEST_ARGS ?=
+# test processes (pytest-xdist; one test file stays in one process, so its fixtures start once)
+JOBS ?= auto
 # make bench WRITE=1 also rewrites the tracked bench/RESULTS.md (default: $(OUT)/bench/) and
 # copies its tables into README.md (scripts/readme_tables.py)
 WRITE ?=
@@ -32,7 +34,7 @@ redecode: $(STAMP)
 
 ## The whole test suite (slow suites only with SLOW=1; SLOW=1 also runs the three native jobs)
 test: $(STAMP)
-	$(BIN)/python -m pytest $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
 	$(if $(SLOW),$(MAKE) sanitize test-pure-python test-dependency-floor)
 
 ## Every extension built with ASan + UBSan: the suite, then FUZZ_SECONDS (120) of fuzzing

@@ -31,6 +31,11 @@ def _relocated(value: Any, roots: tuple[str, ...]) -> Any:
     return value
 
 
+def _as_set(value: Any) -> Any:
+    """A list in a canonical order; anything else as it is."""
+    return sorted(value, key=json.dumps) if isinstance(value, list) else value
+
+
 def committed_parts(storage: Storage, out: str, table: str, run_id: str) -> list[str]:
     """Every part file of ``table`` for ``run_id`` (names as a reader lists them)."""
     folder = RunDir(storage, out, run_id).partition(table)
@@ -56,7 +61,14 @@ def table_rows(storage: Storage, out: str, run_id: str, *roots: str) -> dict[str
                 row["config"] = {k: config.get(k) for k in CONFIG_DECODING}
             else:
                 row = {k: v for k, v in row.items() if k != "run_id"}
-            shown.append(json.dumps(_relocated(row, roots), sort_keys=True, default=str))
+            row = _relocated(row, roots)
+            if table == "runs":
+                # Inputs are sorted by their full names, so two roots can sort either way
+                # round (a checkout beside the corpus, a bucket's two prefixes): compare
+                # the relocated lists as sets.
+                row = {k: _as_set(v) for k, v in row.items()}
+                row["config"] = {k: _as_set(v) for k, v in row["config"].items()}
+            shown.append(json.dumps(row, sort_keys=True, default=str))
         found[table] = sorted(shown)
     return found
 
@@ -72,8 +84,27 @@ def differences(got: dict[str, list[str]], want: dict[str, list[str]], shown: in
         lines.append(f"{table}: {len(mine)} rows, expected {len(theirs)}")
         extra = sorted(set(mine) - set(theirs))
         lacking = sorted(set(theirs) - set(mine))
+        if len(extra) == len(lacking) == 1:  # one row differs: name what differs in it
+            lines += [f"  {key}: {mine_value[:300]} != {their_value[:300]}"
+                      for key, mine_value, their_value in _fields_apart(extra[0], lacking[0])]
+            continue
         lines += [f"  only here: {row[:1500]}" for row in extra[:shown]]
         lines += [f"  only expected: {row[:1500]}" for row in lacking[:shown]]
         if not extra and not lacking:
             lines.append("  the same rows, some of them more often on one side")
     return "\n".join(lines)
+
+
+def _fields_apart(mine: str, theirs: str, prefix: str = "") -> list[tuple[str, str, str]]:
+    """The (dotted key, value here, value expected) of two JSON rows that differ."""
+    a, b = json.loads(mine), json.loads(theirs)
+    apart = []
+    for key in sorted(set(a) | set(b)):
+        x, y = a.get(key), b.get(key)
+        if x == y:
+            continue
+        if isinstance(x, dict) and isinstance(y, dict):
+            apart += _fields_apart(json.dumps(x), json.dumps(y), f"{prefix}{key}.")
+        else:
+            apart.append((f"{prefix}{key}", json.dumps(x), json.dumps(y)))
+    return apart
