@@ -177,8 +177,16 @@ def test_a_second_writer_is_refused_and_a_dead_writers_lock_is_taken_over(tmp_pa
     out = tmp_path / "o"
     first = start("run", *inputs, "--out", str(out), "-q", "--run-id", "L", "--workers", "1")
     lock = out / "_runs" / "L" / "_lock"
+
+    def holder_recorded() -> bool:
+        # the lock file is created, then locked, then given its holder: wait for the last
+        try:
+            return json.loads(lock.read_bytes() or b"{}").get("pid") == first.pid
+        except (OSError, ValueError):
+            return False
+
     deadline = time.monotonic() + 60
-    while not lock.exists() and time.monotonic() < deadline:
+    while not holder_recorded() and time.monotonic() < deadline:
         time.sleep(0.005)
     os.killpg(first.pid, signal.SIGSTOP)  # hold it mid-run, whatever the machine's speed
     assert first.poll() is None, "the run ended before the second writer came"
