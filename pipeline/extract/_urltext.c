@@ -399,6 +399,7 @@ typedef struct {
     tbuf value;
     unsigned char *parens;  /* per open "(": 1 when it is image-set() */
     size_t depth, parens_cap;
+    size_t image_sets;  /* how many of the open "(" are image-set() */
     int prelude;  /* 0, 1 import, 2 namespace */
     int prelude_fresh;
 } css_t;
@@ -420,6 +421,7 @@ static int css_push(css_t *t, unsigned char image_set) {
         t->parens_cap = cap;
     }
     t->parens[t->depth++] = image_set;
+    t->image_sets += image_set;
     return 0;
 }
 
@@ -588,16 +590,111 @@ static size_t css_number(const unsigned char *s, size_t i, size_t n) {
     return i;
 }
 
+/* ---- skipping what cannot matter ----
+ * Outside an @import or @namespace prelude and outside image-set(), only three kinds of
+ * token decide anything: a url token or url( function, an image-set( function, and an
+ * at-keyword (which may open a prelude). Strings and comments matter only in that they hide
+ * what is inside them. Between the bytes below ("specials"), a style sheet holds nothing but
+ * whole tokens that cannot be any of these (idents, numbers, hashes, delimiters, white space,
+ * CDO/CDC, ")", ";{}" all end before a special, and none holds one): css_skip jumps from
+ * special to special, and hands the exact tokenizer back the position of the token that
+ * decides, together with the position it must be read past. */
+static unsigned char css_special[256];
+
+/* The first position from i holding a special byte, or n. */
+static inline size_t css_next_special(const unsigned char *s, size_t i, size_t n) {
+#ifdef __SSE2__
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), sl = _mm_set1_epi8('/'),
+                  at = _mm_set1_epi8('@'), bs = _mm_set1_epi8('\\'), lp = _mm_set1_epi8('(');
+    while (i + 16 <= n) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        const __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                         _mm_or_si128(_mm_cmpeq_epi8(v, sl), _mm_cmpeq_epi8(v, at))),
+            _mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, lp)));
+        const unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
+    while (i < n && !css_special[s[i]]) i++;
+    return i;
+}
+
+/* Whether s[from..to) ends with `word` (ASCII lowercase) in any ASCII case. */
+static inline int css_ends_with(const unsigned char *s, size_t from, size_t to, const char *word, size_t len) {
+    if (to - from < len) return 0;
+    for (size_t k = 0; k < len; k++)
+        if (ascii_lower(s[to - len + k]) != (unsigned char)word[k]) return 0;
+    return 1;
+}
+
+/* From the token start i, with no prelude open and no image-set() open: the start of the
+ * first token that may matter (n when none), and in *until a position inside that token
+ * or the one after it: the exact tokenizer takes over there and reads past *until. */
+static size_t css_skip(const unsigned char *s, size_t i, size_t n, size_t *until) {
+    for (;;) {
+        const size_t p = css_next_special(s, i, n);
+        if (p >= n) return n;
+        const unsigned char c = s[p];
+        *until = p + 1;
+        if (c == '"' || c == '\'') {  /* a string token starts here: skipped */
+            int valid;
+            i = css_skip_string(s, p, n, &valid);
+        } else if (c == '/') {
+            if (p + 1 < n && s[p + 1] == '*') {  /* a comment */
+                const unsigned char *close = NULL, *from = s + p + 2, *end = s + n;
+                while (from < end && (close = memchr(from, '*', (size_t)(end - from))) != NULL) {
+                    if (close + 1 < end && close[1] == '/') break;
+                    from = close + 1;
+                    close = NULL;
+                }
+                i = close == NULL ? n : (size_t)(close - s) + 2;
+            } else {
+                i = p + 1;  /* a delimiter */
+            }
+        } else if (c == '@') {
+            if (!css_ident_starts(s, p + 1, n)) {
+                i = p + 1;  /* a delimiter */
+                continue;
+            }
+            char lower[16];
+            int fits;
+            size_t end = css_name(s, p + 1, n, lower, sizeof lower, &fits);
+            if (fits && (strcmp(lower, "import") == 0 || strcmp(lower, "namespace") == 0)) return p;
+            i = end;  /* another at-keyword: the prelude stays closed */
+        } else if (c == '(') {
+            /* The end of a function token (or a "(" token): it matters when its name may be
+             * url or image-set. The name, escapes aside (a backslash is a special), is the
+             * run of name code points before it, and ends with the word. */
+            size_t r = p;
+            while (r > i && css_name_char(s[r - 1])) r--;
+            if (css_ends_with(s, r, p, "url", 3) || css_ends_with(s, r, p, "image-set", 9)) return i;
+            i = p + 1;
+        } else {  /* a backslash: an escape inside a token that starts after i */
+            return i;
+        }
+    }
+}
+
 PyObject *css_urls(const unsigned char *s, size_t n) {
     if (!css_plain_name['a']) {
         for (int b = 0; b < 256; b++)
             css_plain_name[b] = (unsigned char)((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
                                                 (b >= '0' && b <= '9') || b == '_' || b == '-');
+        for (const char *c = "\"'/@\\("; *c; c++) css_special[(unsigned char)*c] = 1;
     }
-    css_t t = {s, n, PyList_New(0), {0}, NULL, 0, 0, 0, 0};
+    css_t t = {s, n, PyList_New(0), {0}, NULL, 0, 0, 0, 0, 0};
     if (t.out == NULL) return NULL;
-    size_t i = 0;
+    size_t i = 0, until = 0;
     while (i < n) {
+        if (i >= until && t.prelude == 0 && t.image_sets == 0) {
+            /* (the "(" still open are not image-set(): their count no longer matters) */
+            t.depth = 0;
+            t.prelude_fresh = 0;
+            i = css_skip(s, i, n, &until);
+            if (i >= n) break;
+        }
         unsigned char c = s[i];
         if (css_ws(c)) {
             i = css_skip_ws(s, i, n);
@@ -647,7 +744,7 @@ PyObject *css_urls(const unsigned char *s, size_t n) {
             if (css_push(&t, 0) < 0) goto fail;
             i++;
         } else if (c == ')') {
-            if (t.depth) t.depth--;
+            if (t.depth) t.image_sets -= t.parens[--t.depth];
             i++;
         } else if (c == ';' || c == '{' || c == '}') {
             t.prelude = 0;
