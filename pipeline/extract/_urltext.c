@@ -1206,6 +1206,91 @@ static size_t js_line_comment(const unsigned char *s, size_t i, size_t n) {
     }
 }
 
+/* ---- skipping what cannot matter ----
+ * Outside a template's substitutions, the reading loop's tokens between the bytes below
+ * ("specials": quotes, "`", "/", "\\", non-ASCII bytes, and "<" or "-" when the script holds
+ * "<!--" or "-->") are words, white space, line terminators and one-byte punctuators, none of
+ * which is read: all that the loop keeps of them is its two flags (whether a "/" would start
+ * a regular expression, whether the line has had a token), and both follow from the run's
+ * last token alone. So the loop jumps from special to special, sets the flags from the
+ * run's end, and reads the special's token itself. */
+
+/* The first position from i holding a special (n when none); lt and minus are "<" and "-"
+ * when those are specials, else a quote again. */
+static inline size_t js_next_special(const unsigned char *s, size_t i, size_t n, unsigned char lt,
+                                     unsigned char minus, const unsigned char *special) {
+#ifdef __SSE2__
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bt = _mm_set1_epi8('`'),
+                  sl = _mm_set1_epi8('/'), bs = _mm_set1_epi8('\\'), l = _mm_set1_epi8((char)lt),
+                  m = _mm_set1_epi8((char)minus);
+    while (i + 16 <= n) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        const __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                         _mm_or_si128(_mm_cmpeq_epi8(v, bt), _mm_cmpeq_epi8(v, sl))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, l)), _mm_cmpeq_epi8(v, m)));
+        /* (the sign bits: the non-ASCII bytes) */
+        const unsigned mask = (unsigned)(_mm_movemask_epi8(hit) | _mm_movemask_epi8(v));
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
+    while (i < n && !special[s[i]]) i++;
+    return i;
+}
+
+/* The flags after the tokens of s[from..to) (ASCII words, white space, line terminators,
+ * punctuators), from the flags before them: a line terminator after the last token sets
+ * line_start; the last token decides regex_ok as the reading loop does. */
+static inline void js_run_flags(const unsigned char *s, size_t from, size_t to, int *regex_ok, int *line_start) {
+    size_t q = to;
+    int newline = 0;
+    while (q > from) {
+        const unsigned char c = s[q - 1];
+        if (c == '\n' || c == '\r') newline = 1;
+        else if (c != ' ' && c != '\t' && c != 0x0B && c != 0x0C) break;
+        q--;
+    }
+    if (q == from) {  /* white space only */
+        if (newline) *line_start = 1;
+        return;
+    }
+    *line_start = newline;
+    const unsigned char c = s[q - 1];
+    if (js_word_table[c]) {  /* a word: the run's words are whole (from starts a token) */
+        size_t w = q - 1;
+        while (w > from && js_word_table[s[w - 1]]) w--;
+        *regex_ok = js_before_expression(s + w, q - w);
+    } else {
+        *regex_ok = c != ')' && c != ']';
+    }
+}
+
+/* Whether s[0..n) holds "<!--" (*open) and "-->" (*close): both hold "--", looked for 16
+ * positions at a time. */
+static void js_html_comments(const unsigned char *s, size_t n, int *open, int *close) {
+    *open = *close = 0;
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i minus = _mm_set1_epi8('-');
+    for (; i + 17 <= n; i += 16) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 1));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, minus), _mm_cmpeq_epi8(b, minus)));
+        for (; mask; mask &= mask - 1) {
+            const size_t p = i + (size_t)__builtin_ctz(mask);  /* s[p] and s[p + 1] are "-" */
+            if (p >= 2 && s[p - 2] == '<' && s[p - 1] == '!') *open = 1;
+            if (p + 2 < n && s[p + 2] == '>') *close = 1;
+        }
+        if (*open && *close) return;
+    }
+#endif
+    for (size_t p = i; p + 1 < n; p++) {
+        if (s[p] != '-' || s[p + 1] != '-') continue;
+        if (p >= 2 && s[p - 2] == '<' && s[p - 1] == '!') *open = 1;
+        if (p + 2 < n && s[p + 2] == '>') *close = 1;
+    }
+}
+
 PyObject *script_urls(const unsigned char *s, size_t n) {
     if (!js_tables_ready) {
         js_tables();
@@ -1213,9 +1298,29 @@ PyObject *script_urls(const unsigned char *s, size_t n) {
     }
     js_t t = {s, n, PyList_New(0), {{0}, 0}, NULL, 0, 0};
     if (t.out == NULL) return NULL;
-    size_t i = 0, end, sp;
+    size_t i = 0, end, sp, until = 0;
     int regex_ok = 1, line_start = 1;
+    /* "<" and "-" are specials only where an HTML-like comment can start */
+    unsigned char special[256] = {0};
+    int open, close;
+    js_html_comments(s, n, &open, &close);
+    const unsigned char lt = open ? '<' : '"', minus = close ? '-' : '"';
+    for (const char *c = "'\"`/\\"; *c; c++) special[(unsigned char)*c] = 1;
+    special[lt] = special[minus] = 1;
+    memset(special + 0x80, 1, 0x80);
     while (i < n) {
+        if (t.depth == 0 && i >= until) {
+            const size_t p = js_next_special(s, i, n, lt, minus, special);
+            if (p < n && s[p] >= 0x80) {
+                /* a non-ASCII byte may be inside a word or white space: the loop reads
+                 * from i on, past it */
+                until = p + 1;
+            } else {
+                if (p > i) js_run_flags(s, i, p, &regex_ok, &line_start);
+                if (p >= n) break;
+                i = p;
+            }
+        }
         unsigned char c = s[i];
         switch (js_class[c]) {
         case JC_WORD:  /* identifiers, keywords, numbers */
