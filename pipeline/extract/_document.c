@@ -495,24 +495,6 @@ static Py_ssize_t resource_rel_count, js_type_count, json_type_count;
 static PyObject *tag_name_cache[TAG_TABLE];
 static int urls_configured;
 
-/* The attribute named url_names[which], or NULL (as find_attr). */
-static lxattr *find_named(const lxnode *n, int which) {
-    const char *name = url_names[which];
-    size_t name_len = url_name_len[which];
-    uintptr_t want = url_name_id[which];
-    for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
-        uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
-        if (id < LXB_DOM_ATTR__LAST_ENTRY) {
-            if (want && id == want) return a;
-            continue;
-        }
-        size_t len;
-        const lxb_char_t *q = lxb_dom_attr_qualified_name(a, &len);
-        if (q != NULL && len == name_len && memcmp(q, name, name_len) == 0) return a;
-    }
-    return NULL;
-}
-
 static int in_words(const unsigned char *s, size_t n, char **words, size_t *lens, Py_ssize_t count) {
     for (Py_ssize_t k = 0; k < count; k++) {
         if (lens[k] == n && ascii_ci_equals(s, n, words[k])) return 1;
@@ -557,12 +539,59 @@ static int script_is_read(const lxstr *type, const lxstr *language) {
     return memchr(t, '/', n) != NULL && n >= 5 && ascii_ci_equals(t + n - 5, 5, "+json");
 }
 
+/* An attribute name outside Lexbor's static table has an id of its document's own (a
+ * pointer value, one per name): the url_names index of each such id met, remembered per walk. */
+#define NAME_CACHE 64
 typedef struct {
     PyObject *out, *refresh;  /* the candidates; the meta refresh contents */
     buf_t tmp, collapsed;
     Py_ssize_t elements;
     Py_ssize_t limits[URL_KINDS], seen[URL_KINDS];
+    /* the current element's first attribute named url_names[i] (as find_attr compares
+     * names: a static id as an id, another name as a string), found in one pass over its
+     * attribute list, and which entries are set */
+    const lxattr *named[MAX_URL_NAMES];
+    unsigned char set[MAX_URL_NAMES];
+    int set_count;
+    uintptr_t cache_id[NAME_CACHE];
+    signed char cache_index[NAME_CACHE];
 } sources_t;
+
+/* url_names' index of each static attribute id (-1: none of them) */
+static signed char static_url_name[LXB_DOM_ATTR__LAST_ENTRY];
+
+/* The url_names index of the attribute's qualified name, or -1. */
+static int url_name_of(sources_t *st, const lxattr *a) {
+    uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
+    if (id < LXB_DOM_ATTR__LAST_ENTRY) return static_url_name[id];
+    size_t slot = (id >> 4) % NAME_CACHE;
+    if (st->cache_id[slot] == id) return st->cache_index[slot];
+    size_t len;
+    const lxb_char_t *q = lxb_dom_attr_qualified_name(a, &len);
+    int found = -1;
+    for (int i = 0; q != NULL && i < url_name_count; i++) {
+        if (url_name_len[i] == len && memcmp(q, url_names[i], len) == 0) {
+            found = i;
+            break;
+        }
+    }
+    st->cache_id[slot] = id;
+    st->cache_index[slot] = (signed char)found;
+    return found;
+}
+
+/* Fills st->named for the element n: the first attribute of each name, in one pass. */
+static void name_attributes(sources_t *st, const lxnode *n) {
+    for (int k = 0; k < st->set_count; k++) st->named[st->set[k]] = NULL;
+    st->set_count = 0;
+    for (const lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
+        int i = url_name_of(st, a);
+        if (i >= 0 && st->named[i] == NULL) {
+            st->named[i] = a;
+            st->set[st->set_count++] = (unsigned char)i;
+        }
+    }
+}
 
 /* Whether one more URL of `kind` is under its limit (it is counted either way). */
 static inline int take(sources_t *st, int kind) {
@@ -607,14 +636,14 @@ done:
 }
 
 /* The text of an a (its subtree) or the alt of an area, whitespace collapsed. */
-static PyObject *anchor_text(lxnode *n, buf_t *tmp, buf_t *collapsed) {
+static PyObject *anchor_text(const sources_t *st, lxnode *n, buf_t *tmp, buf_t *collapsed) {
     tmp->len = 0;
     collapsed->len = 0;
     int rc = 0;
     if (n->local_name == LXB_TAG_A) {
         rc = subtree_text(n, tmp);
     } else {
-        const lxstr *alt = attr_value(find_named(n, n_alt));
+        const lxstr *alt = attr_value(st->named[n_alt]);
         if (alt != NULL) rc = buf_put(tmp, alt->data, alt->length);
     }
     int pending = 0;
@@ -658,21 +687,21 @@ static int add_tokens(sources_t *st, int kind, lxnode *n, PyObject *attr, const 
 }
 
 static int entry_source(sources_t *st, lxnode *n, const url_entry *e) {
-    const lxstr *v = attr_value(find_named(n, e->name));
+    const lxstr *v = attr_value(st->named[e->name]);
     if (v == NULL || (!e->keep_empty && only_ascii_space(v))) return 0;
     uintptr_t id = n->local_name;
     if (id == LXB_TAG_INPUT && e->name == n_src &&
-        !value_equals_ascii_ci(find_named(n, n_type), "image"))
+        !value_equals_ascii_ci(st->named[n_type], "image"))
         return 0;
     int kind = e->kind;
     PyObject *attr = url_name_str[e->name];
     if (e->form == FORM_SRCSET) return add_urls(st, kind, n, attr, srcset_urls(v->data, v->length));
     if (e->form == FORM_SPACE) return add_tokens(st, kind, n, attr, v);
     if (e->name == n_href && (id == LXB_TAG_A || id == LXB_TAG_AREA || id == LXB_TAG_LINK)) {
-        const lxstr *rel = attr_value(find_named(n, n_rel));
+        const lxstr *rel = attr_value(st->named[n_rel]);
         if (id == LXB_TAG_LINK && has_resource_rel(rel)) kind = K_RESOURCE;
         if (!take(st, kind)) return 0;
-        PyObject *text = id == LXB_TAG_LINK ? PyUnicode_New(0, 0) : anchor_text(n, &st->tmp, &st->collapsed);
+        PyObject *text = id == LXB_TAG_LINK ? PyUnicode_New(0, 0) : anchor_text(st, n, &st->tmp, &st->collapsed);
         return add_source(st, kind, n, attr, str_of(v), str_of(rel), text);
     }
     if (!take(st, kind)) return 0;
@@ -714,6 +743,7 @@ static int sources_visit(sources_t *st, lxnode *n) {
     uintptr_t id = n->local_name;
     if (((const lxelement *)n)->first_attr == NULL && id != LXB_TAG_STYLE && id != LXB_TAG_SCRIPT)
         return 0;
+    name_attributes(st, n);
     if (id < TAG_TABLE) {
         for (int k = 0; k < tag_entry_count[id]; k++) {
             if (entry_source(st, n, &tag_entries[id][k]) < 0) return -1;
@@ -722,7 +752,7 @@ static int sources_visit(sources_t *st, lxnode *n) {
     for (int k = 0; k < global_entry_count; k++) {
         if (entry_source(st, n, &global_entries[k]) < 0) return -1;
     }
-    const lxstr *style = attr_value(find_named(n, n_style));
+    const lxstr *style = attr_value(st->named[n_style]);
     if (style != NULL && (has_byte(style, '(') || has_byte(style, '@')) &&
         add_urls(st, K_CSS, n, url_name_str[n_style], css_urls(style->data, style->length)) < 0)
         return -1;
@@ -733,14 +763,14 @@ static int sources_visit(sources_t *st, lxnode *n) {
         if (len && (memchr(text, '(', len) || memchr(text, '@', len)))
             return add_urls(st, K_CSS, n, NULL, css_urls(text, len));
     } else if (id == LXB_TAG_SCRIPT) {
-        if (find_named(n, n_src) != NULL ||
-            !script_is_read(attr_value(find_named(n, n_type)), attr_value(find_named(n, n_language))))
+        if (st->named[n_src] != NULL ||
+            !script_is_read(attr_value(st->named[n_type]), attr_value(st->named[n_language])))
             return 0;
         if (child_text_span(n, &st->tmp, &text, &len) < 0) return -1;
         return add_urls(st, K_SCRIPT, n, NULL, script_urls(text, len));
     } else if (id == LXB_TAG_META) {
-        const lxstr *equiv = attr_value(find_named(n, n_http_equiv));
-        const lxstr *content = attr_value(find_named(n, n_content));
+        const lxstr *equiv = attr_value(st->named[n_http_equiv]);
+        const lxstr *content = attr_value(st->named[n_content]);
         if (equiv != NULL && content != NULL && ascii_ci_equals(equiv->data, equiv->length, "refresh"))
             return append_new(st->refresh, str_of(content));
     }
@@ -1847,6 +1877,7 @@ static int url_name(PyObject *name) {
     url_names[i] = copy;
     url_name_len[i] = (size_t)len;
     url_name_id[i] = data != NULL && data->attr_id < LXB_DOM_ATTR__LAST_ENTRY ? data->attr_id : 0;
+    if (url_name_id[i]) static_url_name[url_name_id[i]] = (signed char)i;
     url_name_str[i] = Py_NewRef(name);
     PyUnicode_InternInPlace(&url_name_str[i]);
     return i;
@@ -2019,6 +2050,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__document(void) {
     if (PyType_Ready(&DocumentType) < 0) return NULL;
+    if (url_name_count == 0) memset(static_url_name, -1, sizeof static_url_name);
     if (names_document == NULL && (names_document = lxb_html_document_create()) == NULL)
         return PyErr_NoMemory();
     PyObject *m = PyModule_Create(&module);
