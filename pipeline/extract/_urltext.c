@@ -87,12 +87,30 @@ static inline int hex_value(unsigned char c) {
 
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-static int append_str(PyObject *out, const tbuf *b) {
-    PyObject *s = PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
+static inline int put_url(url_sink *out, const tbuf *b) {
+    return out->put(out, (const unsigned char *)(b->data ? b->data : ""), b->len);
+}
+
+/* A sink that appends each URL to a list as a str. */
+typedef struct {
+    url_sink sink;
+    PyObject *list;
+} list_sink;
+
+static int list_put(url_sink *sink, const unsigned char *data, size_t len) {
+    PyObject *s = PyUnicode_DecodeUTF8((const char *)data, (Py_ssize_t)len, "replace");
     if (s == NULL) return -1;
-    int rc = PyList_Append(out, s);
+    int rc = PyList_Append(((list_sink *)sink)->list, s);
     Py_DECREF(s);
     return rc;
+}
+
+/* read(s, n, sink) with the URLs collected in a new list. */
+static PyObject *read_into_list(const unsigned char *s, size_t n, int (*read)(const unsigned char *, size_t, url_sink *)) {
+    list_sink out = {{list_put}, PyList_New(0)};
+    if (out.list == NULL) return NULL;
+    if (read(s, n, &out.sink) < 0) Py_CLEAR(out.list);
+    return out.list;
 }
 
 /* ---- srcset (srcset.parse_srcset) ---------------------------------------------------- */
@@ -176,11 +194,9 @@ static int descriptors_ok(const tbuf *d, const size_t *starts, const size_t *len
     return !(height && !width);
 }
 
-PyObject *srcset_urls(const unsigned char *s, size_t n) {
-    PyObject *out = PyList_New(0);
+int srcset_read(const unsigned char *s, size_t n, url_sink *out) {
     tbuf url = {0}, d = {0};
     size_t *starts = NULL, *lens = NULL, cap = 0, count;
-    if (out == NULL) return NULL;
     size_t p = 0;
     for (;;) {
         while (p < n && (is_ws(s[p]) || s[p] == ',')) p++;
@@ -258,21 +274,22 @@ PyObject *srcset_urls(const unsigned char *s, size_t n) {
         }
         int ok = descriptors_ok(&d, starts, lens, count);
         if (ok < 0) goto fail;
-        if (ok && url.len && append_str(out, &url) < 0) goto fail;
+        if (ok && url.len && put_url(out, &url) < 0) goto fail;
     }
     PyMem_Free(url.data);
     PyMem_Free(d.data);
     PyMem_Free(starts);
     PyMem_Free(lens);
-    return out;
+    return 0;
 fail:
     PyMem_Free(url.data);
     PyMem_Free(d.data);
     PyMem_Free(starts);
     PyMem_Free(lens);
-    Py_DECREF(out);
-    return NULL;
+    return -1;
 }
+
+PyObject *srcset_urls(const unsigned char *s, size_t n) { return read_into_list(s, n, srcset_read); }
 
 /* ---- CSS (css_urls.css_urls) ------------------------------------------------------ */
 /* The input is read as CSS Syntax §3.3 preprocesses it: CR LF, CR and FF are one newline,
@@ -395,7 +412,7 @@ static size_t css_name(const unsigned char *s, size_t i, size_t n, char *lower, 
 typedef struct {
     const unsigned char *s;
     size_t n;
-    PyObject *out;
+    url_sink *out;
     tbuf value;
     unsigned char *parens;  /* per open "(": 1 when it is image-set() */
     size_t depth, parens_cap;
@@ -406,7 +423,7 @@ typedef struct {
 
 static int css_keep(css_t *t) {
     if (t->value.len == 0 || t->value.data[0] == '#' || t->prelude == 2) return 0;
-    return append_str(t->out, &t->value);
+    return put_url(t->out, &t->value);
 }
 
 static int css_push(css_t *t, unsigned char image_set) {
@@ -677,15 +694,14 @@ static size_t css_skip(const unsigned char *s, size_t i, size_t n, size_t *until
     }
 }
 
-PyObject *css_urls(const unsigned char *s, size_t n) {
+int css_read(const unsigned char *s, size_t n, url_sink *out) {
     if (!css_plain_name['a']) {
         for (int b = 0; b < 256; b++)
             css_plain_name[b] = (unsigned char)((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
                                                 (b >= '0' && b <= '9') || b == '_' || b == '-');
         for (const char *c = "\"'/@\\("; *c; c++) css_special[(unsigned char)*c] = 1;
     }
-    css_t t = {s, n, PyList_New(0), {0}, NULL, 0, 0, 0, 0, 0};
-    if (t.out == NULL) return NULL;
+    css_t t = {s, n, out, {0}, NULL, 0, 0, 0, 0, 0};
     size_t i = 0, until = 0;
     while (i < n) {
         if (i >= until && t.prelude == 0 && t.image_sets == 0) {
@@ -755,13 +771,14 @@ PyObject *css_urls(const unsigned char *s, size_t n) {
     }
     PyMem_Free(t.value.data);
     PyMem_Free(t.parens);
-    return t.out;
+    return 0;
 fail:
     PyMem_Free(t.value.data);
     PyMem_Free(t.parens);
-    Py_DECREF(t.out);
-    return NULL;
+    return -1;
 }
+
+PyObject *css_urls(const unsigned char *s, size_t n) { return read_into_list(s, n, css_read); }
 
 /* ---- scripts (script_strings.string_literals + url_like) ------------------------------ */
 
@@ -1004,7 +1021,7 @@ static int url_like(const unsigned char *s, size_t n) {
 typedef struct {
     const unsigned char *s;
     size_t n;
-    PyObject *out;
+    url_sink *out;
     jsval v;
     size_t *templates;
     size_t depth, cap;
@@ -1013,7 +1030,7 @@ typedef struct {
 static int js_keep(js_t *t) {
     if (jsval_end(&t->v) < 0) return -1;
     if (!url_like((const unsigned char *)t->v.b.data, t->v.b.len)) return 0;
-    return append_str(t->out, &t->v.b);
+    return put_url(t->out, &t->v.b);
 }
 
 /* Bytes that end a plain run inside a string literal (per quote), a template, a comment. */
@@ -1291,13 +1308,12 @@ static void js_html_comments(const unsigned char *s, size_t n, int *open, int *c
     }
 }
 
-PyObject *script_urls(const unsigned char *s, size_t n) {
+int script_read(const unsigned char *s, size_t n, url_sink *out) {
     if (!js_tables_ready) {
         js_tables();
         js_classes();
     }
-    js_t t = {s, n, PyList_New(0), {{0}, 0}, NULL, 0, 0};
-    if (t.out == NULL) return NULL;
+    js_t t = {s, n, out, {{0}, 0}, NULL, 0, 0};
     size_t i = 0, end, sp, until = 0;
     int regex_ok = 1, line_start = 1;
     /* "<" and "-" are specials only where an HTML-like comment can start */
@@ -1435,10 +1451,11 @@ PyObject *script_urls(const unsigned char *s, size_t n) {
 done:
     PyMem_Free(t.v.b.data);
     PyMem_Free(t.templates);
-    return t.out;
+    return 0;
 fail:
     PyMem_Free(t.v.b.data);
     PyMem_Free(t.templates);
-    Py_DECREF(t.out);
-    return NULL;
+    return -1;
 }
+
+PyObject *script_urls(const unsigned char *s, size_t n) { return read_into_list(s, n, script_read); }
