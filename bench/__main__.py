@@ -1,6 +1,7 @@
 """`make bench`: decode speed, linearity on hostile input, end to end against the peer stacks,
-extraction, each beside peers measured in the same run (machines are shared and noisy: read
-the ratios). The sections are listed in :data:`SECTIONS`.
+extraction, each beside peers measured in the same run, and the storage layer and Spark
+against local disk and the local runner (machines are shared and noisy: read the ratios).
+The sections are listed in :data:`SECTIONS`.
 
 Prints each section's progress on stderr and the tables on stdout, and writes them to
 --results (`make bench`: out/bench/RESULTS.md; `make bench WRITE=1`: the tracked
@@ -164,6 +165,12 @@ def section_hostile(lines: list[str], args: argparse.Namespace) -> None:
     bench_hostile(lines)
 
 
+def section_storage(lines: list[str], args: argparse.Namespace) -> None:
+    from bench import storage_bench
+
+    storage_bench.run(lines, 20 if args.quick else 40)
+
+
 #: The sections, in the order they run: name -> (what the progress line says, function).
 #: Each appends its tables to ``lines``; a new section is one line here.
 SECTIONS: dict[str, tuple[str, Callable[[list[str], argparse.Namespace], None]]] = {
@@ -172,6 +179,7 @@ SECTIONS: dict[str, tuple[str, Callable[[list[str], argparse.Namespace], None]]]
     "e2e": ("end to end against the peer stacks", section_e2e),
     "extract": ("extraction against the peers", section_extract),
     "robustness": ("hostile inputs through redecode run", section_robustness),
+    "storage": ("storage: S3 against local disk, Spark against the local runner", section_storage),
 }
 
 _started = time.monotonic()

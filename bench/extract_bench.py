@@ -198,7 +198,7 @@ def link_write_cost(lines: list[str], pages: list[tuple[str, str, str, str]], re
     from pipeline.extract import extract
     from pipeline.runners.task import MAX_STAGED_LINKS
     from pipeline.runners.worker import Rows, links_table
-    from pipeline.schema import LINKS, UNIQUE_VALUED
+    from pipeline.schema import FREE_TEXT, LINKS, UNIQUE_VALUED
     from pipeline.sinks.parquet import ParquetSink
 
     clock = time.process_time
@@ -210,19 +210,20 @@ def link_write_cost(lines: list[str], pages: list[tuple[str, str, str, str]], re
         for round_ in range(repeat):
             path = Path(tmp) / f"links-{round_}.parquet"
             start = clock()
-            sink = ParquetSink(path, LINKS, UNIQUE_VALUED["links"])
-            staged: list[Rows] = []
-            pending = 0
-            for n, (url, extracted) in enumerate(fields):
-                record = {"run_id": "bench", "record_id": f"record-{n}", "url": url}
-                staged.append(Rows(record=record, links=extracted.links))
-                pending += len(extracted.links)
-                if pending >= MAX_STAGED_LINKS:
-                    sink.write_table(links_table(staged))
-                    rows_total, staged, pending = rows_total + pending, [], 0
-            sink.write_table(links_table(staged))
-            rows_total += pending
-            sink.close()
+            with path.open("wb") as fh:
+                sink = ParquetSink(fh, LINKS, UNIQUE_VALUED["links"], FREE_TEXT["links"])
+                staged: list[Rows] = []
+                pending = 0
+                for n, (url, extracted) in enumerate(fields):
+                    record = {"run_id": "bench", "record_id": f"record-{n}", "url": url}
+                    staged.append(Rows(record=record, links=extracted.links))
+                    pending += len(extracted.links)
+                    if pending >= MAX_STAGED_LINKS:
+                        sink.write_table(links_table(staged))
+                        rows_total, staged, pending = rows_total + pending, [], 0
+                sink.write_table(links_table(staged))
+                rows_total += pending
+                sink.close()
             best = min(best, clock() - start)
             size = path.stat().st_size
     rows = rows_total // repeat

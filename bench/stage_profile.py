@@ -59,10 +59,11 @@ def profile(paths: list[Path], rounds: int) -> tuple[int, dict[str, float]]:
         totals = dict(spent)
         counted = pages
         for k, path in enumerate(paths):
-            sinks = (ParquetSink(out / f"r{round_}-{k}.parquet", RECORDS, UNIQUE_VALUED["records"],
-                                 FREE_TEXT["records"]),
-                     ParquetSink(out / f"l{round_}-{k}.parquet", LINKS, UNIQUE_VALUED["links"],
-                                 FREE_TEXT["links"]))
+            # (the sink writes to a file object its caller opens and closes, as a task's do)
+            files = (open(out / f"r{round_}-{k}.parquet", "wb"),
+                     open(out / f"l{round_}-{k}.parquet", "wb"))
+            sinks = (ParquetSink(files[0], RECORDS, UNIQUE_VALUED["records"], FREE_TEXT["records"]),
+                     ParquetSink(files[1], LINKS, UNIQUE_VALUED["links"], FREE_TEXT["links"]))
             staged: list = []
             text = 0
             items = iter_records(str(path))
@@ -109,6 +110,8 @@ def profile(paths: list[Path], rounds: int) -> tuple[int, dict[str, float]]:
                 write(staged, sinks)
             for sink in sinks:
                 sink.close()
+            for fh in files:
+                fh.close()
         if round_ == 0:
             spent, pages = totals, counted
     return pages, spent

@@ -1,5 +1,6 @@
-"""One task's cost against another checkout's, taking turns: ``run_task`` CPU seconds and peak
-RSS over the bench crawl, each checkout in its own process, alternating, best of N.
+"""One task's cost against another checkout's, taking turns: a task's CPU seconds (run and
+committed, as a pool worker does) and peak RSS over the bench crawl, each checkout in its
+own process, alternating, best of N.
 
     python -m bench.task_bench --baseline /tmp/main-export [--rounds 5] [--mb 20]
 
@@ -23,7 +24,11 @@ _CHILD = """
 import resource, sys, tempfile, time
 from pathlib import Path
 from pipeline.rules import load_rules
-from pipeline.runners.task import Task, run_task
+from pipeline.runners.task import Task
+try:  # parts written under an attempt's names, then committed (what a pool worker does)
+    from pipeline.runners.task import run_and_commit as run_task
+except ImportError:  # a checkout whose run_task put its parts in place itself
+    from pipeline.runners.task import run_task
 try:
     from pipeline.runners.startup import start_worker
     start_worker()

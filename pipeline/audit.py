@@ -1,10 +1,13 @@
 """DuckDB over an output folder: register the four tables as views, run the SQL files.
 
 The SQL never names a path. :func:`find_parts` is the one place where an output folder
-becomes the part files DuckDB reads: it lists ``<out>/<table>/run_id=<RUN>/*.parquet``
-itself (never a glob built from user text), sets aside every partition folder or part it
-cannot read (with the reason), and :func:`connect` hands DuckDB the rest as an explicit,
-glob-escaped list. Every SQL file of the ``pipeline.sql`` package (the repository's ``sql/``
+(a local path or a URL, read through :mod:`pipeline.storage`) becomes the part files DuckDB
+reads: it lists ``<out>/<table>/run_id=<RUN>/*.parquet`` itself (never a glob built from
+user text), keeps only the committed parts of a run that has bookkeeping (a completion
+marker per part; an unfinished run is named in ``unfinished``), sets aside every partition
+folder or part it cannot read (with the reason), and :func:`connect` hands DuckDB the rest
+as an explicit, glob-escaped list, reading a remote store through the fsspec filesystem
+registered with the connection (no DuckDB extension is downloaded). Every SQL file of the ``pipeline.sql`` package (the repository's ``sql/``
 folder) becomes a view of its own name, so audits build on each other (``audit_gates`` reads
 ``audit_fffd_spikes``). Run choices are DuckDB variables, bound with ``set variable name = ?``
 (never interpolated); tunable numbers are macros of the same name that take the session's
@@ -20,11 +23,13 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import json
 import math
 import operator
 import os
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +40,13 @@ import pyarrow.parquet as pq
 
 from pipeline.encoding.mojibake import MOJIBAKE_THRESHOLD
 from pipeline.schema import FORMER_NAMES, TABLES, is_valid_run_id
+from pipeline.storage import Storage, StorageError, is_remote, join
+
+#: Part footers checked at once in a remote output folder.
+READ_THREADS = 16
+#: The tables whose parts a run commits one by one (rank by rank, with a marker each).
+COMMITTED_TABLES = ("records", "links", "errors")
+_PART = re.compile(r"part-(\d{5})\.parquet")
 
 #: The SQL files ship inside the package as ``pipeline.sql`` (mapped to ``sql/``).
 SQL_DIR = importlib.resources.files("pipeline.sql")
@@ -98,71 +110,133 @@ class Unreadable:
 
 
 @dataclass(frozen=True)
+class Unfinished:
+    """A run whose bookkeeping says it has not finished: only its committed parts count."""
+
+    run_id: str
+    committed: int  # input files committed (completion markers)
+    inputs: int | None  # input files of the run (from its config), when readable
+    uncommitted_parts: int  # part files without a marker, left out
+
+
+@dataclass(frozen=True)
 class Parts:
     """The part files of an output folder that DuckDB can read, per table, and the rest."""
 
     out: str
     files: dict[str, tuple[str, ...]] = field(default_factory=dict)
     unreadable: tuple[Unreadable, ...] = ()
+    unfinished: tuple[Unfinished, ...] = ()
+    storage: Storage = field(default_factory=Storage)
 
     def unreadable_of(self, run_ids: set[str] | frozenset[str]) -> list[Unreadable]:
         """The unreadable parts that belong to one of ``run_ids``."""
         return [item for item in self.unreadable if item.run_id in run_ids]
 
 
-def find_parts(out: Path | str) -> Parts:
+def find_parts(out: Path | str, storage: Storage | None = None) -> Parts:
     """List the part files under ``out``: the one place an output folder becomes files.
 
     Only ``<table>/run_id=<RUN>/<name>.parquet`` with a valid run id (``schema.RUN_ID_PATTERN``)
-    is read; hidden entries (a writer's temporary files) are passed over; anything else in a
-    table folder, and every part whose Parquet footer cannot be read, is returned in
-    ``unreadable`` with its reason instead of failing every query.
+    is read; hidden entries (a writer's temporary files) are passed over. A run with
+    bookkeeping (``_runs/<RUN>/_run.json``) counts a records, links or errors part only when
+    its rank has a completion marker: a killed run's half-committed parts are never read,
+    and a run without ``_finished`` is listed in ``unfinished``. Anything else in a table
+    folder, and every part whose Parquet footer cannot be read, is returned in
+    ``unreadable`` with its reason instead of failing every query. :class:`StorageError`
+    when ``out`` cannot be listed at all.
     """
-    base = os.path.abspath(out)
+    storage = (storage or Storage()).snapshot()
+    base = str(out) if is_remote(str(out)) else os.path.abspath(out)
     files: dict[str, tuple[str, ...]] = {}
     unreadable: list[Unreadable] = []
+    candidates: list[tuple[str, str, str]] = []  # (table, run_id, path)
     for table in TABLES:
-        found: list[str] = []
-        folder = os.path.join(base, table)
-        for entry in _entries(folder):
-            key, sep, run_id = entry.name.partition("=")
-            if not entry.is_dir():
-                unreadable.append(Unreadable(entry.path, None, "not inside a run_id=<RUN> folder"))
+        folder = join(base, table)
+        for name, is_dir in _entries(storage, folder):
+            path = join(folder, name)
+            key, sep, run_id = name.partition("=")
+            if not is_dir:
+                unreadable.append(Unreadable(path, None, "not inside a run_id=<RUN> folder"))
             elif key != "run_id" or not sep:
-                unreadable.append(Unreadable(entry.path, None, "not a run_id=<RUN> folder"))
+                unreadable.append(Unreadable(path, None, "not a run_id=<RUN> folder"))
             elif not is_valid_run_id(run_id):
                 unreadable.append(Unreadable(
-                    entry.path, None, f"run id {run_id!r} is not letters, digits, '-', '_', '.'"
+                    path, None, f"run id {run_id!r} is not letters, digits, '-', '_', '.'"
                 ))
             else:
-                for part in _entries(entry.path):
-                    if not part.name.endswith(".parquet"):
-                        continue
-                    problem = _part_problem(part.path)
-                    if problem:
-                        unreadable.append(Unreadable(part.path, run_id, problem))
-                    else:
-                        found.append(part.path)
-        files[table] = tuple(found)
-    return Parts(out=str(out), files=files, unreadable=tuple(unreadable))
+                candidates.extend((table, run_id, join(path, part))
+                                  for part, part_dir in _entries(storage, path)
+                                  if part.endswith(".parquet") and not part_dir)
+    commits = _commits(storage, base)
+    kept: list[tuple[str, str, str]] = []
+    uncommitted: dict[str, int] = {}
+    for table, run_id, path in candidates:
+        committed = commits.get(run_id)
+        match = _PART.fullmatch(path.rpartition("/")[2].rpartition(os.sep)[2])
+        if (committed is not None and table in COMMITTED_TABLES and match is not None
+                and int(match.group(1)) not in committed[0]):
+            uncommitted[run_id] = uncommitted.get(run_id, 0) + 1
+            continue
+        kept.append((table, run_id, path))
+    threads = READ_THREADS if is_remote(base) else 1
+    with ThreadPoolExecutor(threads) as pool:
+        problems = list(pool.map(lambda item: _part_problem(storage, item[2]), kept))
+    found: dict[str, list[str]] = {table: [] for table in TABLES}
+    for (table, run_id, path), problem in zip(kept, problems, strict=True):
+        if problem:
+            unreadable.append(Unreadable(path, run_id, problem))
+        else:
+            found[table].append(path)
+    for table in TABLES:
+        files[table] = tuple(found[table])
+    unfinished = tuple(
+        Unfinished(run_id, len(committed), inputs, uncommitted.get(run_id, 0))
+        for run_id, (committed, finished, inputs) in sorted(commits.items()) if not finished
+    )
+    return Parts(out=str(out), files=files, unreadable=tuple(unreadable),
+                 unfinished=unfinished, storage=storage)
 
 
-def _entries(folder: str) -> list[os.DirEntry[str]]:
-    """Non-hidden entries of ``folder`` by name; none when it is missing."""
-    try:
-        with os.scandir(folder) as entries:
-            return sorted((e for e in entries if not e.name.startswith(".")),
-                          key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+def _commits(storage: Storage, base: str) -> dict[str, tuple[set[int], bool, int | None]]:
+    """For each run with bookkeeping (``_runs/<RUN>/_run.json``): its committed ranks,
+    whether it finished, and how many inputs its config names. (Tables without bookkeeping,
+    copied elsewhere, are read whole.)"""
+    found: dict[str, tuple[set[int], bool, int | None]] = {}
+    for run_id, is_dir in _entries(storage, join(base, "_runs")):
+        if not is_dir or not is_valid_run_id(run_id):
+            continue
+        meta = join(base, "_runs", run_id)
+        names = {name for name, is_dir in _entries(storage, meta) if not is_dir}
+        if "_run.json" not in names:
+            continue
+        ranks = {int(name) for name, is_dir in _entries(storage, join(meta, "_completions"))
+                 if not is_dir and re.fullmatch(r"\d{5}", name)}
+        inputs = None
+        if "_finished" not in names:
+            try:
+                config = json.loads(storage.read_bytes(join(meta, "_run.json")))
+                inputs = len(config["inputs"]) if isinstance(config, dict) else None
+            except (StorageError, ValueError, KeyError, TypeError):
+                inputs = None
+        found[run_id] = (ranks, "_finished" in names, inputs)
+    return found
 
 
-def _part_problem(path: str) -> str | None:
+def _entries(storage: Storage, folder: str) -> list[tuple[str, bool]]:
+    """Non-hidden entries of ``folder`` as ``(name, is_folder)``, by name; none when it is
+    missing."""
+    return [(name, is_dir) for name, is_dir in storage.list_dir(folder)
+            if not name.startswith(".")]
+
+
+def _part_problem(storage: Storage, path: str) -> str | None:
     """Why DuckDB could not read the part at ``path`` (its footer), or None."""
     if any(char in _GLOB_CHARS for char in path) and "\\" in path:
         return "DuckDB cannot read a path holding both '\\' and glob characters"
     try:
-        pq.read_schema(path)
+        with storage.open_read(path, random_access=True) as fh:
+            pq.read_schema(fh)
     except (OSError, pa.ArrowException) as exc:
         return f"not a readable Parquet file ({exc})"
     return None
@@ -347,6 +421,7 @@ def connect(
     """
     parts = out if isinstance(out, Parts) else find_parts(out)
     con = duckdb.connect()
+    parts.storage.register_duckdb(con, parts.out)
     bound = {"redecode_run": run, "redecode_run_a": run_a, "redecode_run_b": run_b}
     for name, value in bound.items():
         if value is not None:

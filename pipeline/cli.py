@@ -10,7 +10,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -34,9 +33,19 @@ app = typer.Typer(
 console = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
 stdout = Console(markup=False, highlight=False)
 
-OutOpt = Annotated[Path, typer.Option("--out", help="Output folder (Parquet tables).")]
+OutOpt = Annotated[
+    str, typer.Option("--out", help="Output folder (Parquet tables): a path, or s3://bucket/prefix.")
+]
 RulesOpt = Annotated[
-    Path | None, typer.Option("--rules", help="Rules file (TOML): overrides, policy, options.")
+    str | None,
+    typer.Option("--rules", help="Rules file (TOML): overrides, policy, options (a path or a URL)."),
+]
+StorageOpt = Annotated[
+    list[str] | None,
+    typer.Option("--storage-option", metavar="KEY=VALUE",
+                 help="Option of the storage layer (repeatable), e.g. s3.endpoint_url=URL, "
+                      "s3.anon=true; wins over the rules file's [storage]. Credentials come "
+                      "from the standard chain (environment, config files, instance role)."),
 ]
 PolicyOpt = Annotated[
     str | None,
@@ -86,6 +95,26 @@ def _parse_columns(values: list[str]) -> dict[str, str]:
     return columns
 
 
+def load_storage_and_rules(
+    rules_path: str | None, storage_options: list[str] | None, policy: str | None = None,
+) -> tuple[Any, Any]:
+    """The storage layer and the rules of a command: ``--storage-option`` values read the
+    rules file (which may live in a store), then its ``[storage]`` section fills in what
+    the command line left. Raises ``RulesError`` or ``StorageError`` (one line each)."""
+    from pipeline.rules import load_rules
+    from pipeline.storage import Storage, merge, parse_storage_options
+
+    try:
+        options = parse_storage_options(storage_options or [])
+    except ValueError as exc:
+        from pipeline.rules import RulesError
+
+        raise RulesError(str(exc)) from None
+    raw = Storage(options).read_bytes(rules_path) if rules_path is not None else None
+    resolved = load_rules(rules_path, policy=policy, raw=raw)
+    return Storage(merge(resolved.storage.to_options(), options)), resolved
+
+
 def _value_source(ctx: typer.Context, name: str, from_rules: bool = False) -> str:
     """Where a resolved option came from: cli > env > rules file > default (kept in _run.json)."""
     source = ctx.get_parameter_source(name)
@@ -101,10 +130,11 @@ def run(
     ctx: typer.Context,
     inputs: Annotated[
         list[str],
-        typer.Argument(help="WARC/ARC/Parquet files, folders, globs, or @list.txt of paths."),
+        typer.Argument(help="WARC/ARC/Parquet files, folders, globs, @list.txt of paths, "
+                       "warc.paths.gz; local paths or URLs (s3://, gs://, hdfs://, https://)."),
     ],
     *,
-    out: OutOpt = Path("out"),
+    out: OutOpt = "out",
     rules: RulesOpt = None,
     policy: PolicyOpt = None,
     workers: Annotated[
@@ -135,6 +165,26 @@ def run(
         list[str] | None,
         typer.Option("--columns", help="Parquet sources: map OURS=THEIRS column names."),
     ] = None,
+    input_base: Annotated[
+        str | None,
+        typer.Option("--input-base", metavar="URL",
+                     help="What relative lines of path lists are relative to, e.g. "
+                          "https://data.commoncrawl.org/ for Common Crawl's warc.paths.gz."),
+    ] = None,
+    storage_option: StorageOpt = None,
+    engine: Annotated[
+        str, typer.Option("--engine", help="local (a process pool) | spark.")
+    ] = "local",
+    master: Annotated[
+        str | None,
+        typer.Option("--master", help="--engine spark: the Spark master (default: the active "
+                     "session's or spark-submit's, else local[*])."),
+    ] = None,
+    partitions: Annotated[
+        int | None,
+        typer.Option("--partitions", min=1, help="--engine spark: Spark tasks (default: one "
+                     "per input file)."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first record error (for debugging).")
@@ -144,12 +194,17 @@ def run(
     from pipeline.runners.startup import start_worker
 
     start_worker()  # first: this process decodes when it runs one worker
-    from pipeline.rules import RulesError, load_rules
+    from pipeline.rules import RulesError
     from pipeline.runners.plan import NothingToResume, plan
     from pipeline.runners.rundir import RunRefused
+    from pipeline.storage import StorageError
 
+    if engine not in ("local", "spark"):
+        _fail(f"--engine {engine!r}: expected local or spark", exit_codes.USAGE)
+    if engine != "spark" and (master is not None or partitions is not None):
+        _fail("--master and --partitions need --engine spark", exit_codes.USAGE)
     try:
-        resolved = load_rules(rules, policy=policy)
+        storage, resolved = load_storage_and_rules(rules, storage_option, policy)
         planned = plan(
             inputs, out, resolved, workers=workers, run_id=run_id, resume=resume,
             overwrite=overwrite, allow_missing=allow_missing,
@@ -158,14 +213,25 @@ def run(
                 "policy": _value_source(ctx, "policy", from_rules=rules is not None),
                 "workers": _value_source(ctx, "workers"),
             },
-            strict=strict,
+            strict=strict, storage=storage, input_base=input_base,
+            engine={"engine": engine, "master": master, "partitions": partitions},
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
+    except StorageError as exc:
+        _fail(f"--rules {exc}", exit_codes.USAGE)
     except NothingToResume as exc:
         _say("nothing to do:", str(exc), "yellow")
         raise typer.Exit(exit_codes.OK) from None
-    summary = _execute(planned, quiet)
+    executor = None
+    if engine == "spark":
+        from pipeline.runners.spark import SparkUnavailable, spark_executor, spark_session
+
+        try:
+            executor = spark_executor(spark_session(master), partitions)
+        except SparkUnavailable as exc:
+            _fail(str(exc), exit_codes.USAGE)
+    summary = _execute(planned, quiet, executor)
     _print_summary(summary)
     if not summary.invariant_ok:
         for problem in summary.problems:
@@ -187,20 +253,21 @@ def _resume_command(run_id: str) -> str:
     return shlex.join(["redecode", *args, "--resume", "--run-id", run_id])
 
 
-def _execute(planned: Any, quiet: bool) -> Any:
+def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
     """Run the plan with progress and signal handling; every way it stops is one message."""
     from pipeline.runners.local import Interrupt, OutputError, RunInterrupted, execute
     from pipeline.runners.progress import run_progress
     from pipeline.runners.rundir import RunRefused
-    from pipeline.runners.task import StrictModeError
+    from pipeline.runners.spark import SparkJobFailed
+    from pipeline.runners.taskinfo import StrictModeError
 
     resume_hint = _resume_command(planned.run_id)
     try:
         with _signals_raise(Interrupt):
             if quiet or not sys.stderr.isatty():
-                return execute(planned)
+                return execute(planned, executor=executor)
             with run_progress(len(planned.files), console) as progress:
-                return execute(planned, progress=progress)
+                return execute(planned, progress=progress, executor=executor)
     except RunRefused as exc:
         _fail(str(exc), exit_codes.USAGE)
     except StrictModeError as exc:
@@ -213,7 +280,11 @@ def _execute(planned: Any, quiet: bool) -> Any:
         raise typer.Exit(128 + exc.signum) from None
     except OutputError as exc:
         _say("error:", f"cannot write the output: {exc}; run {exc.run_id} stopped. "
-             f"Once there is room, resume with: {resume_hint}")
+             f"Once it can be written, resume with: {resume_hint}")
+        raise typer.Exit(exit_codes.OUTPUT_FAILED) from None
+    except SparkJobFailed as exc:
+        _say("error:", f"{exc}; run {planned.run_id} stopped, the files committed so far are "
+             f"kept. Resume with: {resume_hint}")
         raise typer.Exit(exit_codes.OUTPUT_FAILED) from None
 
 
@@ -295,7 +366,8 @@ class DecodeFormat(StrEnum):
 
 @app.command()
 def decode(
-    file: Annotated[Path, typer.Argument(help="A file of raw body bytes ('-' for stdin).")],
+    file: Annotated[str, typer.Argument(help="A file of raw body bytes, a path or a URL "
+                                        "('-' for stdin).")],
     *,
     content_type: Annotated[
         str | None, typer.Option("--content-type", help="The HTTP Content-Type header value.")
@@ -303,6 +375,7 @@ def decode(
     url: Annotated[str | None, typer.Option("--url", help="The page's URL (TLD hints, links).")] = None,
     policy: Annotated[str, typer.Option("--policy", help="standard | browser | repair.")] = "standard",
     rules: RulesOpt = None,
+    storage_option: StorageOpt = None,
     fmt: Annotated[
         DecodeFormat, typer.Option("--format", help="text (explained) | json.")
     ] = DecodeFormat.text,
@@ -318,12 +391,12 @@ def decode(
     score, what requests would have shown, the extracted fields, and a warning when the chosen
     decoding looks wrong."""
     from pipeline.page_report import inspect_page, report_json, report_text
-    from pipeline.rules import RulesError, load_rules
+    from pipeline.rules import RulesError
     from pipeline.terminal import printable
 
     try:
-        resolved = load_rules(rules, policy=policy)
-        body = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+        storage, resolved = load_storage_and_rules(rules, storage_option, policy)
+        body = sys.stdin.buffer.read() if file == "-" else storage.read_bytes(file)
     except (RulesError, OSError) as exc:
         _fail(str(exc), exit_codes.USAGE)
     if show_text and show_html:

@@ -58,7 +58,15 @@ class Format(StrEnum):
     markdown = "markdown"
 
 
-OutDirOpt = Annotated[Path, typer.Option("--out", help="Output folder of `redecode run`.")]
+OutDirOpt = Annotated[
+    str, typer.Option("--out", help="Output folder of `redecode run` (a path or a URL).")
+]
+StorageOpt = Annotated[
+    list[str] | None,
+    typer.Option("--storage-option", metavar="KEY=VALUE",
+                 help="Option of the storage layer (repeatable), e.g. s3.endpoint_url=URL. "
+                      "Credentials come from the standard chain."),
+]
 RunOpt = Annotated[
     str | None, typer.Option("--run", help="Run id to audit (default: the newest run).")
 ]
@@ -181,12 +189,32 @@ def _print_table(title: str, columns: list[str], rows: list[list[str]], width: i
     out_console.print(table)
 
 
-def _check_out(out: Path) -> None:
-    """Exit 2 (nothing read) when ``out`` is not an existing folder."""
-    if not out.exists():
-        raise _fail(f"output folder {out} does not exist", 2)
-    if not out.is_dir():
-        raise _fail(f"--out {out} is not a folder", 2)
+def _open_out(out: str, storage_option: list[str] | None) -> audit.Parts:
+    """The committed parts of ``out``; exit 2 (nothing read) when ``out`` is not an
+    existing folder or cannot be listed (a missing bucket, bad credentials, an unreachable
+    endpoint), each in one line naming it. Unfinished runs are named on stderr."""
+    from pipeline import audit
+    from pipeline.storage import Storage, StorageError, parse_storage_options, redact_url
+
+    try:
+        storage = Storage(parse_storage_options(storage_option or []))
+        storage.check_bucket(out)
+        if not storage.exists(out):
+            raise _fail(f"output folder {redact_url(out)} does not exist", 2)
+        if not storage.is_dir(out):
+            raise _fail(f"--out {redact_url(out)} is not a folder", 2)
+        parts = audit.find_parts(out, storage)
+    except ValueError as exc:
+        raise _fail(str(exc), 2) from None
+    except StorageError as exc:
+        raise _fail(f"--out {exc}", 2) from None
+    for run in parts.unfinished:
+        of = f" of {run.inputs}" if run.inputs is not None else ""
+        left = (f"; {run.uncommitted_parts} uncommitted part(s) left out"
+                if run.uncommitted_parts else "")
+        _say(f"note: run {run.run_id} is unfinished: {run.committed}{of} input files "
+             f"committed, only those are read{left} (redecode run --resume finishes it)")
+    return parts
 
 
 def _parse(fail_on: list[str] | None, check: list[str] | None) -> tuple[list[Any], list[str]]:
@@ -201,7 +229,7 @@ def _parse(fail_on: list[str] | None, check: list[str] | None) -> tuple[list[Any
     return gates, checks
 
 
-def _known_runs(out: Path, con: Any, wanted: list[str]) -> list[str]:
+def _known_runs(out: str, con: Any, wanted: list[str]) -> list[str]:
     """Every run id in ``out``, newest first; exit 2 when there is none or one of ``wanted``
     is not among them."""
     from pipeline import audit
@@ -226,19 +254,19 @@ def _report_unreadable(parts: audit.Parts, looked_at: set[str]) -> bool:
 @app.command("audit")
 def audit_command(
     *,
-    out: OutDirOpt = Path("out"),
+    out: OutDirOpt = "out",
     run: RunOpt = None,
     fail_on: FailOnOpt = None,
     check: CheckOpt = None,
     fmt: FormatOpt = Format.table,
     limit: LimitOpt = 10,
+    storage_option: StorageOpt = None,
 ) -> None:
     """Show the audits of a run; exit 1 when a --fail-on gate holds or a --check fails."""
     from pipeline import audit
 
     gates, checks = _parse(fail_on, check)
-    _check_out(out)
-    parts = audit.find_parts(out)
+    parts = _open_out(out, storage_option)
     con = audit.connect(parts, run=run)
     _known_runs(out, con, [run] if run is not None else [])
     verdict = audit.evaluate(con, gates, checks)
@@ -301,15 +329,15 @@ def diff_command(
     run_a: Annotated[str, typer.Argument(help="The run before (e.g. the old rules).")],
     run_b: Annotated[str, typer.Argument(help="The run after.")],
     *,
-    out: OutDirOpt = Path("out"),
+    out: OutDirOpt = "out",
     fmt: FormatOpt = Format.table,
     limit: LimitOpt = 10,
+    storage_option: StorageOpt = None,
 ) -> None:
     """What changed from RUN_A to RUN_B: decisions, U+FFFD up/down, fields; counts, examples."""
     from pipeline import audit
 
-    _check_out(out)
-    parts = audit.find_parts(out)
+    parts = _open_out(out, storage_option)
     con = audit.connect(parts, run_a=run_a, run_b=run_b)
     _known_runs(out, con, [run_a, run_b])
     partial = _report_unreadable(parts, {run_a, run_b})
@@ -362,25 +390,25 @@ def _change_example(row: dict[str, Any]) -> tuple[str, ...]:
 @app.command("report")
 def report_command(
     *,
-    out: OutDirOpt = Path("out"),
+    out: OutDirOpt = "out",
     output: Annotated[
         Path, typer.Option("--output", "-o", help="HTML file to write.")
     ] = Path("report.html"),
     run: RunOpt = None,
     fail_on: FailOnOpt = None,
     check: CheckOpt = None,
+    storage_option: StorageOpt = None,
 ) -> None:
     """Write one self-contained HTML report (inline SVG charts, no network), gates marked
     pass/fail; exit 1 when a --fail-on gate holds or a --check fails."""
     from pipeline import audit, report
 
     gates, checks = _parse(fail_on, check)
-    _check_out(out)
     if output.is_dir() or str(output).endswith(("/", "\\")):
         raise _fail(f"-o {output} is a folder; give the HTML file to write", 2)
     if output.parent.exists() and not output.parent.is_dir():
         raise _fail(f"-o {output}: {output.parent} is not a folder", 2)
-    parts = audit.find_parts(out)
+    parts = _open_out(out, storage_option)
     con = audit.connect(parts, run=run)
     _known_runs(out, con, [run] if run is not None else [])
     verdict = audit.evaluate(con, gates, checks)

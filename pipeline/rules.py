@@ -17,6 +17,9 @@ Format::
     [extract]                      # ExtractContent options (pipeline.extract.options)
     threshold = 80
 
+    [storage]                      # where the crawl and the output live (never credentials)
+    endpoint_url = "http://minio.internal:9000"
+
 Validation, before anything runs: every key of every section is checked against the option
 dataclasses' fields and type annotations (one mechanism: a new option is validated the day it
 is declared), then their own range checks run; a mistake raises :class:`RulesError` naming the
@@ -26,7 +29,8 @@ written there: IDN hosts in their ``xn--`` form); a URL in ``host`` is refused, 
 host and the ``url_prefix`` it could have meant.
 
 ``rules_version`` is a hash of the resolved rules plus the pipeline version: any change of
-either makes a new, comparable run.
+either makes a new, comparable run. ``[storage]`` says where data lives, not how it is
+decoded: it is not part of ``rules_version``.
 """
 
 from __future__ import annotations
@@ -69,11 +73,46 @@ class HttpOptions:
             raise ValueError("max_decompressed must be a positive number of bytes")
 
 
+@dataclass(frozen=True, slots=True)
+class StorageSection:
+    """The ``[storage]`` section: options of the object store (S3 and S3-compatible ones).
+
+    No credentials here: they come from the store's standard chain (environment, config
+    files, instance roles). ``--storage-option`` values win over these."""
+
+    # An S3-compatible server (default: AWS_ENDPOINT_URL, else AWS itself).
+    endpoint_url: str | None = None
+    # The bucket's region (default: AWS_DEFAULT_REGION / the profile's).
+    region: str | None = None
+    # Unsigned requests (public buckets, no credentials needed).
+    anon: bool = False
+    # Requester-pays buckets: the requester's account is billed for the transfer.
+    requester_pays: bool = False
+    # A named profile of ~/.aws/config.
+    profile: str | None = None
+
+    def to_options(self) -> dict[str, Any]:
+        """The storage layer's options (``pipeline.storage``) for what is set here."""
+        s3: dict[str, Any] = {}
+        if self.endpoint_url is not None:
+            s3["endpoint_url"] = self.endpoint_url
+        if self.region is not None:
+            s3["client_kwargs"] = {"region_name": self.region}
+        if self.anon:
+            s3["anon"] = True
+        if self.requester_pays:
+            s3["requester_pays"] = True
+        if self.profile is not None:
+            s3["profile"] = self.profile
+        return {"s3": s3} if s3 else {}
+
+
 #: Sections of the file and the options each one fills.
 SECTIONS: dict[str, type] = {
     "encoding": EncodingOptions,
     "http": HttpOptions,
     "extract": ExtractOptions,
+    "storage": StorageSection,
 }
 #: Where the file's key differs from the field it fills (``[[encoding.override]]`` is one
 #: override per table, the field holds them all).
@@ -90,6 +129,8 @@ class Rules:
     extract: ExtractOptions = field(default_factory=ExtractOptions)
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
     source_sha256: str | None = None  # sha256 of the rules file, if one was read
+    # where data lives (not in rules_version: it does not change a decoded row)
+    storage: StorageSection = field(default_factory=StorageSection)
     # rules_version, computed once: it is written on every row
     _version: str = field(default="", init=False, repr=False, compare=False)
 
@@ -238,12 +279,16 @@ def _check_override(override: Override, where: str) -> Override:
     return dataclasses.replace(override, host=parsed.rstrip("."))
 
 
-def load_rules(path: str | Path | None = None, *, policy: str | None = None) -> Rules:
-    """Read and validate a rules file (None: defaults); ``policy`` (the CLI's) wins over the file's."""
+def load_rules(path: str | Path | None = None, *, policy: str | None = None,
+               raw: bytes | None = None) -> Rules:
+    """Read and validate a rules file (None: defaults); ``policy`` (the CLI's) wins over the
+    file's. ``raw`` is the file's content when the caller read it (from a remote store);
+    ``path`` then only names it."""
     data: dict[str, Any] = {}
     digest = None
     if path is not None:
-        raw = Path(path).read_bytes()
+        if raw is None:
+            raw = Path(path).read_bytes()
         digest = hashlib.sha256(raw).hexdigest()
         try:
             data = tomllib.loads(raw.decode("utf-8"))
@@ -267,7 +312,8 @@ def load_rules(path: str | Path | None = None, *, policy: str | None = None) -> 
     except RulesError as exc:
         raise RulesError(f"{where}{exc}") from None
     return Rules(encoding=built["encoding"], extract=built["extract"],
-                 max_decompressed=built["http"].max_decompressed, source_sha256=digest)
+                 max_decompressed=built["http"].max_decompressed, source_sha256=digest,
+                 storage=built["storage"])
 
 
 def _section(data: dict[str, Any], name: str) -> dict[str, Any]:

@@ -31,8 +31,13 @@ for kind in wheel sdist; do
            --find-links "$wheels" "$artifact")
   if ! "${install[@]}" >"$work/step.log" 2>&1; then
     step "filling the wheelhouse $wheels from the index"
+    # The build requirements too: the sdist is built in an isolated environment from this
+    # wheelhouse alone.
+    mapfile -t build_requires < <("$python" -c \
+      'import sys, tomllib; print(*tomllib.load(open(sys.argv[1], "rb"))["build-system"]["requires"], sep="\n")' \
+      "$root/pyproject.toml")
     quiet "$python" -m pip download --disable-pip-version-check --dest "$wheels" \
-      "$artifact" "setuptools>=74.1" wheel
+      "$artifact" "${build_requires[@]}"
     rm -f "$wheels"/redecode-*
     quiet "${install[@]}"
   fi

@@ -1,46 +1,105 @@
-"""The Spark runner writes the same rows as the local pool (PySpark local mode)."""
+"""The Spark runner (PySpark local mode, started by the tests): the same rows as a local-disk
+run when it reads and writes s3:// on the loopback S3 server, a task that fails once part-way
+is retried without a duplicate or a missing row, and ``redecode run --engine spark`` exits
+as the local runner does."""
 
 from __future__ import annotations
 
-import sys
+import os
 from pathlib import Path
 
 import pytest
 
 from pipeline.rules import load_rules
 from pipeline.runners.local import run
+from pipeline.storage import Storage
+from tests.cli_helpers import no_traceback, redecode, runs_row
 from tests.crawl_builder import write_warc
-from tests.test_runner import table_rows
+from tests.run_tables import differences, table_rows
 
-pytestmark = [pytest.mark.slow, pytest.mark.spark]
+pytestmark = pytest.mark.spark
+#: The run of the retry test, and the rank whose task fails once after 5 records.
+RETRY_RUN, RETRY_RANK = "retry", 3
 
 
-def test_spark_local_mode_writes_the_same_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # executors must run this venv's interpreter to see the project's packages
-    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
-    monkeypatch.setenv("PYSPARK_DRIVER_PYTHON", sys.executable)
-    pyspark_sql = pytest.importorskip("pyspark.sql", reason="pip install -e '.[spark]'")
-    inputs = []
-    for n in range(3):
-        path = tmp_path / f"s-{n}.warc.gz"
-        write_warc(path, 12, seed=f"s{n}-")
-        inputs.append(str(path))
-    rules = load_rules(None)
-    spark = (
-        pyspark_sql.SparkSession.builder.master("local[2]")
-        .appName("redecode-test")
-        .config("spark.ui.enabled", "false")
-        .config("spark.pyspark.python", sys.executable)  # executors need this venv's packages
-        .getOrCreate()
-    )
+@pytest.fixture(scope="module")
+def spark(s3_server, tmp_path_factory: pytest.TempPathFactory):
+    """One SparkSession (local[2,2]: two cores, a task may fail once and be retried).
+    Executors inherit the environment the JVM starts with: the S3 server's endpoint and
+    keys, and the fault that the retry test needs (``REDECODE_TEST_FAULT``)."""
+    from pipeline.runners.spark import spark_session
+
+    flag = tmp_path_factory.mktemp("fault") / "fired"
+    saved = dict(os.environ)
+    os.environ.update(s3_server.env)
+    os.environ["REDECODE_TEST_FAULT"] = f"{RETRY_RUN}:{RETRY_RANK}:5:{flag}"
+    session = spark_session("local[2,2]")
     try:
-        from pipeline.runners.spark import run_spark
-
-        summary = run_spark(spark, inputs, tmp_path / "spark", rules, run_id="x")
+        yield session, flag
     finally:
-        spark.stop()
+        session.stop()
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def s3_rows(out: str, run_id: str, crawl: str) -> dict[str, list[str]]:
+    return table_rows(Storage(), out, run_id, f"{crawl}/corpus/warc-samples",
+                      f"{crawl}/data/sample")
+
+
+def test_spark_s3_to_s3_equals_a_local_disk_run(spark, s3_server, crawl_bucket: str,
+                                                local_reference) -> None:
+    from pipeline.runners.spark import spark_executor
+
+    session, _ = spark
+    expected, unreadable = local_reference
+    out = s3_server.make_bucket("spark-out") + "/out"
+    rules = load_rules(Path(__file__).parent.parent / "data" / "sample" / "rules.toml")
+    summary = run([f"{crawl_bucket}/corpus/warc-samples/", f"{crawl_bucket}/data/sample/"],
+                  out, rules, run_id="spark", executor=spark_executor(session))
     assert summary.invariant_ok, summary.problems
-    assert summary.written == 36
-    run(inputs, tmp_path / "local", rules, workers=1, run_id="x")
-    for table in ("records", "links", "errors"):
-        assert table_rows(tmp_path / "spark", table, "x") == table_rows(tmp_path / "local", table, "x")
+    assert bool(summary.unreadable) == unreadable
+    got = s3_rows(out, "spark", crawl_bucket)
+    assert got == expected, differences(got, expected)
+    assert not [k for k in s3_server.keys(out) if k.endswith(".tmp")]
+
+
+def test_a_task_that_fails_once_part_way_is_retried_without_duplicates(
+    spark, s3_server, crawl_bucket: str, local_reference,
+) -> None:
+    from pipeline.runners.spark import spark_executor
+
+    session, flag = spark
+    expected, _ = local_reference
+    out = s3_server.make_bucket("spark-retry") + "/out"
+    rules = load_rules(Path(__file__).parent.parent / "data" / "sample" / "rules.toml")
+    assert not flag.exists()
+    summary = run([f"{crawl_bucket}/corpus/warc-samples/", f"{crawl_bucket}/data/sample/"],
+                  out, rules, run_id=RETRY_RUN, executor=spark_executor(session))
+    assert flag.exists()  # the first attempt at the rank failed after 5 records
+    assert summary.invariant_ok, summary.problems
+    got = s3_rows(out, RETRY_RUN, crawl_bucket)
+    assert got == expected, differences(got, expected)  # none twice, none missing
+    assert not [k for k in s3_server.keys(out) if k.endswith(".tmp")]
+
+
+@pytest.mark.slow  # a second JVM (~8 CPU-seconds) and two command-line runs
+def test_the_command_line_engine_exits_as_the_local_runner_does(tmp_path: Path) -> None:
+    good = [tmp_path / f"g{n}.warc.gz" for n in range(3)]
+    for n, path in enumerate(good):
+        write_warc(path, 8, seed=f"g{n}")
+    (tmp_path / "x.warc").write_bytes(b"%PDF-1.4\nnot an archive\n")
+    inputs = [*(str(p) for p in good), str(tmp_path / "x.warc")]
+    spark_run = redecode("run", *inputs, "--out", str(tmp_path / "spark"), "--run-id", "e",
+                         "--engine", "spark", "--master", "local[1]", "--partitions", "2",
+                         timeout=300)
+    local_run = redecode("run", *inputs, "--out", str(tmp_path / "local"), "--run-id", "e")
+    assert spark_run.returncode == local_run.returncode == 3, spark_run.stderr
+    assert no_traceback(spark_run)
+    assert f"unreadable: {tmp_path / 'x.warc'}: source-invalid-record-header" in spark_run.stderr
+    assert table_rows(Storage(), str(tmp_path / "spark"), "e") == table_rows(
+        Storage(), str(tmp_path / "local"), "e")
+    config = runs_row(tmp_path / "spark", "e")["config"]
+    assert config["engine"] == {"engine": "spark", "master": "local[1]", "partitions": 2}
+    usage = redecode("run", *inputs, "--out", str(tmp_path / "o"), "--master", "local[1]")
+    assert usage.returncode == 2 and "--master and --partitions need --engine spark" in usage.stderr

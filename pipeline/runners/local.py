@@ -10,10 +10,11 @@ errors, where ``errors`` counts records lost; the errors rows of records still w
 from __future__ import annotations
 
 import json
-import re
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,28 +25,20 @@ import pyarrow.parquet as pq
 
 from pipeline import __version__
 from pipeline.rules import Rules
+from pipeline.runners.lock import RunLock
 from pipeline.runners.plan import RunPlan
 from pipeline.runners.plan import plan as plan_run
 from pipeline.runners.pool import Pool
 from pipeline.runners.progress import ProgressFn
-from pipeline.runners.rundir import (
-    TASK_TABLES,
-    RunLock,
-    RunRefused,
-    config_path,
-    finished_marker,
-    part_path,
-    partition,
-    remove_run,
-    remove_task_tmp,
-    run_dir,
-    write_json,
-)
+from pipeline.runners.rundir import PART_NAME, TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
-from pipeline.runners.taskinfo import Task, TaskStats, read_stats
+from pipeline.runners.taskinfo import Task, TaskStats, read_committed
 from pipeline.schema import RUNS
-from pipeline.sinks.files import commit, tmp_path, write_atomic
 from pipeline.sources.inputs import writable_name
+from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
+
+#: Part footers read at once when the accounting is checked on a remote store.
+CHECK_THREADS = 16
 
 #: Runs tasks somewhere and yields their stats as they finish (local pool, Spark, ...).
 Executor = Callable[[list[Task], int, "ProgressFn | None"], Iterator[TaskStats]]
@@ -129,44 +122,53 @@ def execute(
     accounting, write the ``runs`` row. Raises :class:`RunRefused` when another process
     holds the run, :class:`RunInterrupted` on :class:`Interrupt` or KeyboardInterrupt, and
     :class:`OutputError` when the output cannot be written."""
-    out, run_id = plan.out, plan.run_id
-    if not plan.resume and not plan.overwrite:
+    rundir = RunDir(plan.storage, plan.out, plan.run_id)
+    fresh = not plan.resume and not plan.overwrite
+    if fresh and not is_remote(plan.out):
         try:  # a new run's folder is created by exactly one process
-            run_dir(out, run_id).mkdir(parents=True)
+            os.makedirs(rundir.meta)
         except FileExistsError:
-            raise RunRefused(f"run {run_id} already exists in {out}") from None
+            raise RunRefused(f"run {plan.run_id} already exists in {plan.out}") from None
         except OSError as exc:
-            raise RunRefused(f"--out {out}: {exc.strerror}") from None
+            raise RunRefused(f"--out {plan.out}: {exc.strerror}") from None
     try:
-        with RunLock(out, run_id) as lock:
-            return _execute_locked(plan, lock, progress, executor)
+        with RunLock(rundir) as lock:
+            if fresh and is_remote(plan.out) and plan.storage.exists(rundir.config):
+                raise RunRefused(f"run {plan.run_id} already exists in {plan.out}")
+            return _execute_locked(plan, rundir, lock, progress, executor)
     except (Interrupt, KeyboardInterrupt) as exc:
         signum = exc.signum if isinstance(exc, Interrupt) else 2
-        raise RunInterrupted(run_id, signum) from None
+        raise RunInterrupted(plan.run_id, signum) from None
+    except StorageError as exc:
+        raise OutputError(plan.run_id, str(exc)) from None
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        raise OutputError(run_id, f"{where}{exc.strerror or exc}") from None
+        raise OutputError(plan.run_id, f"{where}{exc.strerror or exc}") from None
 
 
 def _execute_locked(
-    plan: RunPlan, lock: RunLock, progress: ProgressFn | None, executor: Executor | None
+    plan: RunPlan, rundir: RunDir, lock: RunLock, progress: ProgressFn | None,
+    executor: Executor | None,
 ) -> RunSummary:
-    out, run_id = plan.out, plan.run_id
+    storage = plan.storage
     done: list[TaskStats] = []
     tasks: list[Task] = []
+    # (read first: a corrupt stats file refuses the resume before anything is written)
+    previous = read_committed(rundir, list(range(len(plan.files)))) if plan.resume else {}
     for rank, path in enumerate(plan.files):
-        # (read first: a corrupt stats file refuses the resume before anything is written)
-        previous = read_stats(out, run_id, rank) if plan.resume else None
-        if previous is not None and previous.path == path:
-            done.append(previous)
+        stats = previous.get(rank)
+        if stats is not None and stats.path == redact_url(path):
+            done.append(stats)
         else:
-            tasks.append(Task(rank, path, run_id, str(out), plan.rules, plan.columns, plan.strict))
+            tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
+                              plan.strict, storage))
     if plan.overwrite:
-        remove_run(out, run_id)
-    finished_marker(out, run_id).unlink(missing_ok=True)
-    write_json(config_path(out, run_id), plan.config)
-    for task in tasks:
-        remove_task_tmp(out, run_id, task.rank)  # what a killed run left, by name
+        rundir.remove(keep=(rundir.lock,))
+    storage.remove(rundir.finished)
+    rundir.write_json(rundir.config, plan.config)
+    leftovers = rundir.temporary_files()  # what a killed run left, by name
+    storage.remove_all([path for task in tasks for path in leftovers.get(task.rank, [])]
+                       + leftovers.get(None, []))
     started_at = datetime.now(UTC)
     started = time.monotonic()
     resumed = len(done)
@@ -176,10 +178,16 @@ def _execute_locked(
     execute_tasks = executor or _execute
     done.extend(execute_tasks(tasks, plan.workers, progress))
     done.sort(key=lambda s: s.rank)
-    problems = _check(out, run_id, done)
+    # attempts that lost (a retried or speculative copy on Spark) may have left theirs
+    storage.remove_all([path for paths in rundir.temporary_files().values() for path in paths])
+    problems = _check(rundir, done, len(plan.files))
+    if lock.lost:
+        raise OutputError(plan.run_id, f"{rundir.lock}: another process took the run's lock "
+                          "over (this one stopped renewing it in time); the runs row was not "
+                          "written")
     summary = _summarize(plan, done, problems, resumed, time.monotonic() - started, lock)
-    _write_runs_row(out, summary, plan.rules, started_at, plan.config)
-    write_atomic(finished_marker(out, run_id), datetime.now(UTC).isoformat().encode())
+    _write_runs_row(rundir, summary, plan.rules, started_at, plan.config)
+    storage.write_bytes(rundir.finished, datetime.now(UTC).isoformat().encode())
     return summary
 
 
@@ -188,10 +196,11 @@ def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> It
     if workers <= 1 or len(tasks) <= 1:
         start_worker()
         # (here, not at the top: with a pool this process never runs a task itself)
-        from pipeline.runners.task import run_task
+        from pipeline.runners.task import run_and_commit
 
         for task in tasks:
-            yield run_task(task, (lambda n, b: progress("records", n, b)) if progress else None)
+            yield run_and_commit(task, (lambda n, b: progress("records", n, b))
+                                 if progress else None)
             if progress:
                 progress("file", 0, 0)
         return
@@ -199,42 +208,61 @@ def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> It
         yield from pool.run(tasks, progress)
 
 
-_PART = re.compile(r"part-(\d{5})\.parquet")
-
-
-def _check(out: Path, run_id: str, done: list[TaskStats]) -> list[str]:
-    """Every way the accounting fails, against the counters and every part on disk."""
+def _check(rundir: RunDir, done: list[TaskStats], files: int) -> list[str]:
+    """Every way the accounting fails, against the counters, the completion markers and
+    every part in the run's partitions."""
+    storage = rundir.storage
     problems = []
+    committed = rundir.committed()
+    ran = {stats.rank for stats in done}
+    problems += [f"rank {rank}: never finished (no stats)" for rank in range(files)
+                 if rank not in ran]
     for stats in done:
         total = stats.written + sum(stats.skipped.values()) + stats.errors
         if stats.seen != total:
             problems.append(f"{stats.path}: seen {stats.seen} != written+skipped+errors {total}")
+        if stats.rank not in committed:
+            problems.append(f"{rundir.marker(stats.rank)}: missing (rank {stats.rank} is not "
+                            "committed)")
     expected = {
         "records": {s.rank: s.written for s in done},
         "links": {s.rank: s.links for s in done},
         "errors": {s.rank: s.errors + s.partial_errors for s in done},
     }
     for table in TASK_TABLES:
-        folder = partition(out, table, run_id)
-        found: dict[int, int] = {}
-        entries = sorted(folder.iterdir()) if folder.is_dir() else []
-        for entry in entries:
-            if entry.name.startswith(".") or not entry.name.endswith(".parquet"):
+        folder = rundir.partition(table)
+        parts: dict[int, str] = {}
+        for name, is_dir in storage.list_dir(folder):
+            if name.startswith(".") or not name.endswith(".parquet"):
                 continue  # what readers of the tables skip (they read */*.parquet)
-            match = _PART.fullmatch(entry.name)
-            if match is None or int(match.group(1)) not in expected[table]:
-                problems.append(f"{entry}: a file no task of this run wrote")
+            match = PART_NAME.fullmatch(name)
+            if is_dir or match is None or int(match.group(1)) not in expected[table]:
+                problems.append(f"{join(folder, name)}: a file no task of this run wrote")
                 continue
-            try:
-                found[int(match.group(1))] = pq.read_metadata(entry).num_rows
-            except (OSError, pa.ArrowException) as exc:
-                problems.append(f"{entry}: unreadable part ({exc})")
+            parts[int(match.group(1))] = join(folder, name)
+        found: dict[int, int] = {}
+        threads = CHECK_THREADS if is_remote(rundir.out) else 1
+        with ThreadPoolExecutor(threads) as pool:
+            for rank, rows in zip(parts, pool.map(lambda p: _rows(storage, p), parts.values()),
+                                  strict=True):
+                if isinstance(rows, str):
+                    problems.append(f"{parts[rank]}: unreadable part ({rows})")
+                else:
+                    found[rank] = rows
         for rank, rows in expected[table].items():
             if found.get(rank) != rows:
-                path = part_path(out, table, run_id, rank)
                 have = "missing" if rank not in found else f"{found[rank]} rows"
-                problems.append(f"{path}: {have}, counters say {rows}")
+                problems.append(f"{rundir.part(table, rank)}: {have}, counters say {rows}")
     return problems
+
+
+def _rows(storage: Storage, path: str) -> int | str:
+    """The rows of the part at ``path`` (from its footer), or why it cannot be read."""
+    try:
+        with storage.open_read(path, random_access=True) as fh:
+            return int(pq.read_metadata(fh).num_rows)
+    except (OSError, pa.ArrowException) as exc:
+        return str(exc)
 
 
 def _summarize(
@@ -257,7 +285,7 @@ def _summarize(
     holder = lock.stale_holder
     return RunSummary(
         run_id=plan.run_id,
-        inputs=plan.files,
+        inputs=tuple(redact_url(path) for path in plan.files),
         files=len(plan.files),
         seen=sum(s.seen for s in done),
         written=sum(s.written for s in done),
@@ -302,6 +330,8 @@ def run(
     config_sources: dict[str, str] | None = None,
     executor: Executor | None = None,
     strict: bool = False,
+    storage: Storage | None = None,
+    input_base: str | None = None,
 ) -> RunSummary:
     """Decode every input into ``out`` (:func:`~pipeline.runners.plan.plan`, then
     :func:`execute`); returns the summary (also written to ``runs``). Raises ``RunRefused``
@@ -309,13 +339,14 @@ def run(
     planned = plan_run(
         inputs, out, rules, workers=workers, run_id=run_id, resume=resume, overwrite=overwrite,
         allow_missing=allow_missing, columns=columns, config_sources=config_sources,
-        strict=strict,
+        strict=strict, storage=storage, input_base=input_base,
     )
     return execute(planned, progress=progress, executor=executor)
 
 
 def _write_runs_row(
-    out: Path, summary: RunSummary, rules: Rules, started_at: datetime, config: dict[str, Any]
+    rundir: RunDir, summary: RunSummary, rules: Rules, started_at: datetime,
+    config: dict[str, Any],
 ) -> None:
     row = {
         "run_id": summary.run_id,
@@ -339,12 +370,6 @@ def _write_runs_row(
         "invariant_ok": summary.invariant_ok,
         "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
     }
-    path = part_path(out, "runs", summary.run_id, 0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = tmp_path(path)
-    try:
-        pq.write_table(pa.Table.from_pylist([row], schema=RUNS), tmp, compression="zstd")
-        commit(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    table = pa.Table.from_pylist([row], schema=RUNS)
+    with rundir.storage.atomic_writer(rundir.part("runs", 0)) as fh:
+        pq.write_table(table, fh, compression="zstd")

@@ -3,8 +3,9 @@
 Unlike ``multiprocessing.Pool``, the pool knows which task each worker holds and watches
 the worker processes themselves, so a worker killed from outside (SIGKILL: what the kernel's
 out-of-memory killer sends) never hangs the run: its task's temporary files are removed, the
-worker is replaced, the task is tried once more, and a second death makes the file one
-file-level ``errors`` row (stage ``runner``), its parts written by the parent.
+worker is replaced, the task is tried once more (a new attempt), and a second death makes
+the file one file-level ``errors`` row (stage ``runner``), its parts written by the parent.
+A worker commits its own task (:func:`~pipeline.runners.task.run_and_commit`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,10 @@ import signal
 from collections import deque
 from collections.abc import Iterator
 from multiprocessing.connection import Connection, wait
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import RecordError
 from pipeline.runners.progress import ProgressFn
-from pipeline.runners.rundir import remove_task_tmp
 from pipeline.runners.startup import start_worker
 
 if TYPE_CHECKING:  # imported in the worker after start_worker(): they load numpy
@@ -31,7 +30,7 @@ ATTEMPTS = 2
 def _worker_main(conn: Connection) -> None:
     """A worker process: take tasks from ``conn`` until told to stop, report back on it."""
     start_worker()
-    from pipeline.runners.task import run_task
+    from pipeline.runners.task import run_and_commit
 
     # Ctrl-C reaches the whole process group: the parent decides, the workers carry on
     # until it stops them.
@@ -41,7 +40,7 @@ def _worker_main(conn: Connection) -> None:
         if task is None:
             return
         try:
-            stats = run_task(task, lambda n, b: conn.send(("records", n, b)))
+            stats = run_and_commit(task, lambda n, b: conn.send(("records", n, b)))
         except BaseException as exc:  # handed to the parent, which stops the run
             try:
                 conn.send(("raised", exc))
@@ -142,7 +141,7 @@ class Pool:
         worker.conn.close()
         task = worker.task
         if task is not None:
-            remove_task_tmp(Path(task.out), task.run_id, task.rank)
+            remove_temporaries(task)
         self._workers[self._workers.index(worker)] = _Worker(self._ctx)
         return task
 
@@ -163,8 +162,14 @@ class Pool:
                 worker.process.join()
             worker.conn.close()
             if worker.task is not None:
-                remove_task_tmp(Path(worker.task.out), worker.task.run_id, worker.task.rank)
+                remove_temporaries(worker.task)
         self._workers = []
+
+
+def remove_temporaries(task: Task) -> None:
+    """Remove what attempts at ``task`` left under temporary names (a killed worker)."""
+    storage = task.storage
+    storage.remove_all(task.rundir.temporary_files().get(task.rank, []))
 
 
 def _death(task: Task, exitcode: int | None) -> RecordError:

@@ -1,40 +1,42 @@
-"""A run's folder under ``--out``: its id, its files, how they are written, read and locked.
+"""A run's folder under ``--out`` (a local path or a URL): its id, the names of its files,
+how they are read, written and cleaned up.
 
 Layout (one run id ``R``)::
 
     OUT/<table>/run_id=R/part-<rank:05d>.parquet   records, links, errors (one per input file)
     OUT/runs/run_id=R/part-00000.parquet           the run's ``runs`` row
     OUT/_runs/R/_run.json                          resolved config (what --resume compares)
-    OUT/_runs/R/_stats/<rank:05d>.json             a finished task's counters
-    OUT/_runs/R/_completions/<rank:05d>            written after the task's parts are in place
+    OUT/_runs/R/_stats/<rank:05d>.json             a committed task's counters
+    OUT/_runs/R/_completions/<rank:05d>            a rank's commit: written last
     OUT/_runs/R/_finished                          written after the runs row
     OUT/_runs/R/_lock                              held while a process writes the run
 
-Every file is written to a temporary name beside it and renamed into place
-(:mod:`pipeline.sinks.files`), so a reader sees the old file or the new one, never a part
-of one. Output paths are named only here and written only through ``pipeline.sinks``, so a
-storage layer for remote paths has few places to replace.
+A task writes its parts under hidden temporary names unique to the attempt
+(``.part-<rank>.parquet.<attempt>.tmp``, beside the final name); committing a rank puts
+them under their final names (:meth:`pipeline.storage.Storage.promote`), then writes the
+stats, then the completion marker. Only a rank with a marker counts: ``--resume`` reruns
+every other rank, and the audits read only committed parts (see ``docs/run.md``).
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
-import os
 import re
 import secrets
-import socket
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from pipeline.sinks.files import tmp_path, write_atomic
+from pipeline.storage import Storage, StorageError, join, temp_path
 
 #: The tables whose parts a run writes, one part per input file.
 TASK_TABLES = ("records", "links", "errors")
 TABLES = (*TASK_TABLES, "runs")
-_PART_NAME = re.compile(r"part-(\d{5})\.parquet")
+#: A final part name, and a temporary one (``.part-N.parquet.tmp`` or with an attempt id).
+PART_NAME = re.compile(r"part-(\d{5})\.parquet")
+TEMP_PART_NAME = re.compile(r"\.part-(\d{5})\.parquet(?:\.([0-9a-f]{1,32}))?\.tmp")
+_META_TEMPS = {"_stats": re.compile(r"\.\d{5}\.json\.tmp"),
+               "_completions": re.compile(r"\.\d{5}\.tmp")}
 
 
 class RunRefused(Exception):
@@ -73,192 +75,145 @@ def new_run_id(digest: str) -> str:
     return f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{digest[:8]}-{secrets.token_hex(3)}"
 
 
-def run_dir(out: Path, run_id: str) -> Path:
-    """The run's bookkeeping folder (config, stats, completion markers, lock)."""
-    return out / "_runs" / run_id
+def new_attempt() -> str:
+    """An id unique to one attempt at a task (a retry or a speculative copy gets another)."""
+    return secrets.token_hex(6)
 
 
-def partition(out: Path, table: str, run_id: str) -> Path:
-    """The folder holding ``table``'s parts for ``run_id`` (hive partition ``run_id=...``)."""
-    return out / table / f"run_id={run_id}"
+@dataclass(frozen=True)
+class RunDir:
+    """The files of run ``run_id`` in ``out``, on ``storage``."""
+
+    storage: Storage
+    out: str
+    run_id: str
+
+    @property
+    def meta(self) -> str:
+        """The run's bookkeeping folder (config, stats, completion markers, lock)."""
+        return join(self.out, "_runs", self.run_id)
+
+    def partition(self, table: str) -> str:
+        """The folder holding ``table``'s parts (hive partition ``run_id=R``)."""
+        return join(self.out, table, f"run_id={self.run_id}")
+
+    def part(self, table: str, rank: int) -> str:
+        """Where rank ``rank`` puts ``table`` when it commits."""
+        return join(self.partition(table), f"part-{rank:05d}.parquet")
+
+    def temp_part(self, table: str, rank: int, attempt: str) -> str:
+        """Where attempt ``attempt`` at rank ``rank`` writes ``table`` before the commit."""
+        return temp_path(self.part(table, rank), attempt)
+
+    def stats(self, rank: int) -> str:
+        """A committed task's counters."""
+        return join(self.meta, "_stats", f"{rank:05d}.json")
+
+    def marker(self, rank: int) -> str:
+        """Rank ``rank``'s completion marker: written after its parts and stats."""
+        return join(self.meta, "_completions", f"{rank:05d}")
+
+    @property
+    def config(self) -> str:
+        """The run's resolved configuration."""
+        return join(self.meta, "_run.json")
+
+    @property
+    def finished(self) -> str:
+        """Written after the run's ``runs`` row: the run is complete."""
+        return join(self.meta, "_finished")
+
+    @property
+    def lock(self) -> str:
+        """The run's lock file (or object)."""
+        return join(self.meta, "_lock")
+
+    def write_json(self, path: str, data: Any, *, durable: bool = True) -> None:
+        """Write ``data`` as JSON atomically (ASCII: a file name that is not UTF-8 survives
+        as ``\\udcNN`` escapes and reads back the same)."""
+        self.storage.write_bytes(path, json.dumps(data, sort_keys=True, indent=1).encode(),
+                                 durable=durable)
+
+    def read_json(self, path: str) -> Any:
+        """A metadata file's JSON; :class:`MetadataError` naming the file when it is
+        unreadable or corrupt."""
+        try:
+            raw = self.storage.read_bytes(path)
+        except StorageError as exc:
+            raise MetadataError(f"cannot read run metadata: {exc}") from None
+        return parse_json(raw, path)
+
+    def committed(self) -> set[int]:
+        """The ranks with a completion marker (one listing)."""
+        names = self.storage.list_dir(join(self.meta, "_completions"))
+        return {int(name) for name, is_dir in names if not is_dir and re.fullmatch(r"\d{5}", name)}
+
+    def is_finished(self) -> bool:
+        """True once the run wrote its ``runs`` row and ``_finished``."""
+        return self.storage.exists(self.finished)
+
+    def temporary_files(self) -> dict[int | None, list[str]]:
+        """Every temporary file the run's tasks left (killed or retried attempts), by rank
+        (None: metadata temporaries), found with one listing per folder."""
+        found: dict[int | None, list[str]] = {}
+        for table in TABLES:
+            folder = self.partition(table)
+            for name, is_dir in self.storage.list_dir(folder):
+                match = TEMP_PART_NAME.fullmatch(name)
+                if match and not is_dir:
+                    found.setdefault(int(match.group(1)), []).append(join(folder, name))
+        for sub, pattern in _META_TEMPS.items():
+            folder = join(self.meta, sub)
+            for name, is_dir in self.storage.list_dir(folder):
+                if pattern.fullmatch(name) and not is_dir:
+                    found.setdefault(int(name[1:6]), []).append(join(folder, name))
+        for name in ("_run.json", "_finished"):
+            tmp = temp_path(join(self.meta, name))
+            if self.storage.is_file(tmp):
+                found.setdefault(None, []).append(tmp)
+        return found
+
+    def existing_files(self) -> list[str]:
+        """Every file this run has left in ``out`` (parts, metadata, temporary files), by
+        the exact names a run writes: what ``--overwrite`` removes."""
+        found: list[str] = []
+        for table in TABLES:
+            folder = self.partition(table)
+            for name, is_dir in self.storage.list_dir(folder):
+                if not is_dir and (PART_NAME.fullmatch(name) or TEMP_PART_NAME.fullmatch(name)):
+                    found.append(join(folder, name))
+        for name, is_dir in self.storage.list_dir(self.meta):
+            if not is_dir and name in ("_run.json", "_finished", "_lock",
+                                       "._run.json.tmp", "._finished.tmp"):
+                found.append(join(self.meta, name))
+        for sub, pattern in (("_stats", re.compile(r"\d{5}\.json|\.\d{5}\.json\.tmp")),
+                             ("_completions", re.compile(r"\d{5}|\.\d{5}\.tmp"))):
+            folder = join(self.meta, sub)
+            found.extend(join(folder, name) for name, is_dir in self.storage.list_dir(folder)
+                         if not is_dir and pattern.fullmatch(name))
+        return sorted(found)
+
+    def exists(self) -> bool:
+        """True when a run with this id left anything in ``out``."""
+        return bool(self.existing_files())
+
+    def remove(self, *, keep: tuple[str, ...] = ()) -> int:
+        """Remove every file :meth:`existing_files` lists (but ``keep``), then the folders
+        left empty; returns how many files went. Anything else in those folders stays (and
+        the invariant check will count a stray part)."""
+        files = [path for path in self.existing_files() if path not in keep]
+        self.storage.remove_all(files)
+        for folder in (*(self.partition(t) for t in TABLES), join(self.meta, "_stats"),
+                       join(self.meta, "_completions"), self.meta):
+            self.storage.remove_empty_dir(folder)
+        return len(files)
 
 
-def part_path(out: Path, table: str, run_id: str, rank: int) -> Path:
-    """Where rank ``rank`` of ``run_id`` writes ``table``."""
-    return partition(out, table, run_id) / f"part-{rank:05d}.parquet"
-
-
-def stats_path(out: Path, run_id: str, rank: int) -> Path:
-    """A finished task's counters."""
-    return run_dir(out, run_id) / "_stats" / f"{rank:05d}.json"
-
-
-def completion_marker(out: Path, run_id: str, rank: int) -> Path:
-    """Written after a task's parts are all in place: what ``--resume`` trusts."""
-    return run_dir(out, run_id) / "_completions" / f"{rank:05d}"
-
-
-def config_path(out: Path, run_id: str) -> Path:
-    """The run's resolved configuration."""
-    return run_dir(out, run_id) / "_run.json"
-
-
-def finished_marker(out: Path, run_id: str) -> Path:
-    """Written after the run's ``runs`` row: the run is complete."""
-    return run_dir(out, run_id) / "_finished"
-
-
-def write_json(path: Path, data: Any, *, durable: bool = True) -> None:
-    """:func:`~pipeline.sinks.files.write_atomic` of ``data`` as JSON (ASCII: a file name
-    that is not UTF-8 survives as ``\\udcNN`` escapes and reads back the same)."""
-    write_atomic(path, json.dumps(data, sort_keys=True, indent=1).encode(), durable=durable)
-
-
-def read_json(path: Path) -> Any:
-    """A metadata file's JSON; :class:`MetadataError` naming the file when it is unreadable."""
+def parse_json(raw: bytes, path: str) -> Any:
+    """``raw`` (the content of the metadata file ``path``) as JSON; :class:`MetadataError`."""
     try:
-        return json.loads(path.read_bytes())
-    except OSError as exc:
-        raise MetadataError(f"{path}: cannot read run metadata: {exc.strerror}") from None
+        return json.loads(raw)
     except ValueError as exc:
         raise MetadataError(
             f"{path}: corrupt run metadata ({exc}); remove the run with --overwrite"
         ) from None
-
-
-def existing_files(out: Path, run_id: str) -> list[Path]:
-    """Every file a run with this id has left in ``out`` (parts, metadata, temporary files),
-    by the exact names a run writes: what ``--overwrite`` removes."""
-    found: list[Path] = []
-    for table in TABLES:
-        folder = partition(out, table, run_id)
-        if folder.is_dir():
-            for entry in folder.iterdir():
-                name = entry.name
-                if _PART_NAME.fullmatch(name) or (
-                    name.startswith(".") and name.endswith(".tmp") and _PART_NAME.fullmatch(name[1:-4])
-                ):
-                    found.append(entry)
-    meta = run_dir(out, run_id)
-    for name in ("_run.json", "_finished", "_lock"):
-        for path in (meta / name, tmp_path(meta / name)):
-            if path.is_file():
-                found.append(path)
-    for sub, pattern in (("_stats", re.compile(r"\d{5}\.json|\.\d{5}\.json\.tmp")),
-                         ("_completions", re.compile(r"\d{5}|\.\d{5}\.tmp"))):
-        folder = meta / sub
-        if folder.is_dir():
-            found.extend(p for p in folder.iterdir() if pattern.fullmatch(p.name))
-    return sorted(found)
-
-
-def remove_run(out: Path, run_id: str) -> int:
-    """Remove every file :func:`existing_files` lists, then the folders left empty; returns
-    how many files went. Anything else in those folders stays (and the invariant check will
-    count a stray part)."""
-    files = existing_files(out, run_id)
-    for path in files:
-        path.unlink(missing_ok=True)
-    meta = run_dir(out, run_id)
-    for folder in (*(partition(out, t, run_id) for t in TABLES),
-                   meta / "_stats", meta / "_completions", meta):
-        try:
-            folder.rmdir()
-        except OSError:  # not empty or absent: leave it
-            pass
-    return len(files)
-
-
-def remove_task_tmp(out: Path, run_id: str, rank: int) -> None:
-    """Remove the temporary files task ``rank`` may have left (killed mid-write), by name."""
-    for table in TASK_TABLES:
-        tmp_path(part_path(out, table, run_id, rank)).unlink(missing_ok=True)
-    tmp_path(stats_path(out, run_id, rank)).unlink(missing_ok=True)
-    tmp_path(completion_marker(out, run_id, rank)).unlink(missing_ok=True)
-
-
-class RunLock:
-    """An exclusive lock on a run's folder, held while one process writes the run.
-
-    The lock file (``_runs/R/_lock``) records the holder's pid, host and start time. The lock
-    itself is ``flock`` on that file: the kernel releases it when the holder dies (SIGKILL,
-    OOM), so a lock file whose ``flock`` can be taken is stale and is taken over. A held lock
-    refuses the second writer with :class:`RunRefused`, naming the holder.
-    """
-
-    def __init__(self, out: Path, run_id: str) -> None:
-        self.path = run_dir(out, run_id) / "_lock"
-        self._fd: int | None = None
-        self.stale_holder: dict[str, Any] | None = None  # a dead holder this lock replaced
-
-    def acquire(self) -> RunLock:
-        """Take the lock or raise :class:`RunRefused`."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                os.close(fd)
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
-                    raise
-                raise RunRefused(self._held_message()) from None
-            # The holder may have removed the file between our open and flock: then we
-            # hold a lock on a file nobody else will open; start over.
-            try:
-                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                break
-            os.close(fd)
-        previous = self._read_holder(fd)
-        if previous and previous.get("host") != socket.gethostname():
-            # flock is per host on most network file systems: a holder elsewhere may live.
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
-            raise RunRefused(
-                f"{self.path}: the run is locked by pid {previous.get('pid')} on host "
-                f"{previous.get('host')} since {previous.get('since')}; if that run is gone, "
-                "remove the lock file"
-            )
-        self.stale_holder = previous or None
-        holder = {"pid": os.getpid(), "host": socket.gethostname(),
-                  "since": datetime.now(UTC).isoformat(timespec="seconds")}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(holder).encode(), 0)
-        self._fd = fd
-        return self
-
-    def release(self) -> None:
-        """Remove the lock file and drop the lock (removing first: a waiting process that
-        opened the old file then sees it is gone and starts over)."""
-        if self._fd is None:
-            return
-        self.path.unlink(missing_ok=True)
-        os.close(self._fd)
-        self._fd = None
-
-    def __enter__(self) -> RunLock:
-        return self.acquire()
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-    def _held_message(self) -> str:
-        try:
-            holder = json.loads(self.path.read_bytes() or b"{}")
-        except (OSError, ValueError):
-            holder = {}
-        who = (f"pid {holder.get('pid')} on host {holder.get('host')} since {holder.get('since')}"
-               if holder else "another process")
-        return f"{self.path}: the run is being written by {who}; refusing a second writer"
-
-    @staticmethod
-    def _read_holder(fd: int) -> dict[str, Any]:
-        data = os.pread(fd, 4096, 0)
-        try:
-            holder = json.loads(data) if data else {}
-        except ValueError:
-            return {}
-        return holder if isinstance(holder, dict) else {}

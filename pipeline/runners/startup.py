@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+from collections.abc import Iterable
 from typing import Any
 
 _started = False
@@ -37,12 +38,13 @@ def start_worker() -> None:
     use_reusing_memory_pool()
 
 
-def run_pickled_task(blob: bytes) -> Any:
-    """Configure this process (:func:`start_worker`), then run a pickled
-    :class:`~pipeline.runners.task.Task` and return its stats: what a Spark executor runs.
-    Unpickling comes after the setup, so the pipeline's imports (numpy) come after it too."""
+def run_pickled_tasks(blobs: Iterable[bytes], reported: Any) -> None:
+    """What a Spark task runs: configure this process (:func:`start_worker`), then run each
+    pickled :class:`~pipeline.runners.taskinfo.Task` and add its stats to the accumulator
+    ``reported`` (the driver commits them). Unpickling comes after the setup, so the
+    pipeline's imports (numpy) come after it too."""
     start_worker()
-    task = pickle.loads(blob)
     from pipeline.runners.task import run_task
 
-    return run_task(task)
+    finished = [run_task(pickle.loads(blob)) for blob in blobs]
+    reported.add(finished)

@@ -1,8 +1,12 @@
 """One task = one input file of a run: read it, process every record, write its parts.
 
-The same function serves the local pool, the single-process path and Spark executors. A
-task's parts land atomically, then its stats, then its completion marker, so ``--resume``
-can trust a marker.
+The same function serves the local pool, the single-process path and Spark executors.
+:func:`run_task` writes the three parts under temporary names unique to the attempt;
+:func:`~pipeline.runners.taskinfo.commit_task` puts them under their final names, then
+writes the stats, then the completion marker (the commit), so ``--resume`` and the audits
+can trust a marker. In the local pool a worker commits its own task; on Spark the driver
+commits the one attempt per rank that Spark reports as successful (see
+:mod:`pipeline.runners.spark`), importing only :mod:`~pipeline.runners.taskinfo`.
 
 Every record is counted once: ``seen = written + skipped + errors``. A record that fails
 any stage, or whose row Arrow cannot convert (found when its row group is converted; it
@@ -12,24 +16,33 @@ still written is an ``errors`` row too, counted apart in ``partial_errors``.
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import IO
 
 import pyarrow as pa
 
 from pipeline.errors import RecordError, Skip
-from pipeline.runners.rundir import completion_marker, part_path, stats_path, write_json
-from pipeline.runners.taskinfo import StrictModeError, Task, TaskStats
+from pipeline.runners.rundir import TASK_TABLES, new_attempt
+from pipeline.runners.taskinfo import (
+    StrictModeError,
+    Task,
+    TaskStats,
+    commit_task,
+    fault_at,
+    inject,
+)
 from pipeline.runners.worker import Rows, error_row, link_rows, links_table, process_record
 from pipeline.schema import ERRORS, FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
 from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
 from pipeline.sinks.rowcheck import row_problem
 from pipeline.sources import iter_records
 from pipeline.sources.record import RawRecord
+from pipeline.storage import StorageError
 
 #: Progress is reported every this many records (and at the end).
 PROGRESS_EVERY = 100
@@ -64,14 +77,24 @@ class _Writer:
     row (``sink-invalid-row``), never the row group it was in, and the three tables stay
     consistent. Converting once per row group keeps the check free for good rows."""
 
-    def __init__(self, task: Task, counts: _Counts) -> None:
-        out = Path(task.out)
+    def __init__(self, task: Task, counts: _Counts, attempt: str) -> None:
         self.task = task
         self.counts = counts
+        rundir = task.rundir
+        self._files = contextlib.ExitStack()
+        opened: list[IO[bytes]] = []
+        try:
+            for name in TASK_TABLES:
+                tmp = rundir.temp_part(name, task.rank, attempt)
+                opened.append(self._files.enter_context(task.storage.open_write(tmp, sync=True)))
+        except BaseException:
+            self._files.close()
+            raise
         self.records, self.links, self.errors = (
-            ParquetSink(part_path(out, name, task.run_id, task.rank), schema,
-                        UNIQUE_VALUED.get(name, frozenset()), FREE_TEXT.get(name, frozenset()))
-            for name, schema in (("records", RECORDS), ("links", LINKS), ("errors", ERRORS))
+            ParquetSink(fh, schema, UNIQUE_VALUED.get(name, frozenset()),
+                        FREE_TEXT.get(name, frozenset()))
+            for fh, (name, schema) in zip(
+                opened, (("records", RECORDS), ("links", LINKS), ("errors", ERRORS)), strict=True)
         )
         self._staged: list[Rows] = []
         self._staged_links = 0
@@ -79,7 +102,7 @@ class _Writer:
 
     def error(self, err: RecordError, *, partial: bool = False) -> None:
         """Write an ``errors`` row (its strings made writable if they are not)."""
-        row = error_row(err, self.task.run_id, partial=partial)
+        row = error_row(_scrubbed(err, self.task), self.task.run_id, partial=partial)
         if row_problem(row, ERRORS) is not None:
             row = {k: v.encode("utf-8", "backslashreplace").decode() if isinstance(v, str) else v
                    for k, v in row.items()}
@@ -141,13 +164,28 @@ class _Writer:
             pa.default_memory_pool().release_unused()
 
     def close(self) -> None:
+        """Write what is staged and every footer, and close the three files (an object
+        store's uploads complete here)."""
         self.flush()
         for sink in (self.records, self.links, self.errors):
             sink.close()
+        self._files.close()
 
-    def abort(self) -> None:
+    def abort(self, exc: BaseException) -> None:
+        """Discard the three files (removed; an unfinished upload never appears)."""
         for sink in (self.records, self.links, self.errors):
             sink.abort()
+        self._files.__exit__(type(exc), exc, exc.__traceback__)
+
+
+def _scrubbed(err: RecordError, task: Task) -> RecordError:
+    """``err`` without the input's credentials (a presigned URL's query, user information)
+    or a secret storage option in its message."""
+    message = task.storage.scrub_secrets(err.message)
+    if task.path != task.name:
+        message = message.replace(task.path, task.name)
+    return err if message == err.message else RecordError(
+        err.stage, err.error_type, message, err.warc_filename, err.offset, err.record_id)
 
 
 def _tables(staged: list[Rows]) -> tuple[pa.Table, pa.Table]:
@@ -168,23 +206,29 @@ def _refusal(rows: Rows) -> str | None:
 
 
 def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
-    """Process one input file end to end; returns its counters.
+    """Process one input file end to end and write its parts under the temporary names of a
+    new attempt (:func:`commit_task` puts them in place); returns its counters, which name
+    the attempt.
 
     ``progress(records, bytes)`` is called with increments as the task goes.
     """
     started = time.monotonic()
     cpu_started = time.process_time()
+    attempt = new_attempt()
     counts = _Counts()
-    writer = _Writer(task, counts)
+    writer = _Writer(task, counts, attempt)
     seen = bytes_read = 0
     skipped: Counter[str] = Counter()
     first_error: RecordError | None = None
     read_any = False
     pending_records = pending_bytes = 0
     columns = dict(task.columns) or None
+    fault = fault_at(task)
     try:
-        for item in _records(task.path, columns):
+        for item in _records(task, columns):
             seen += 1
+            if fault is not None and 0 <= fault[0] < seen:
+                inject(fault)
             if isinstance(item, RecordError):
                 _raise_if_strict(task, item)
                 first_error = first_error or item
@@ -209,18 +253,18 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
                 progress(pending_records, pending_bytes)
                 pending_records = pending_bytes = 0
         writer.close()
-    except BaseException:
-        writer.abort()
+    except BaseException as exc:
+        writer.abort(exc)
         raise
     if progress is not None and (pending_records or pending_bytes):
         progress(pending_records, pending_bytes)
     unreadable = None
     if not read_any:
-        unreadable = (f"{first_error.error_type}: {first_error.message}" if first_error
-                      else "no records")
-    stats = TaskStats(
+        unreadable = (f"{first_error.error_type}: {_scrubbed(first_error, task).message}"
+                      if first_error else "no records")
+    return TaskStats(
         rank=task.rank,
-        path=task.path,
+        path=task.name,
         seen=seen,
         written=counts.written,
         skipped=dict(sorted(skipped.items())),
@@ -235,49 +279,55 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
         unreadable=unreadable,
         rules_matched=dict(sorted(counts.matched.items())),
         rules_decided=dict(sorted(counts.decided.items())),
+        attempt=attempt,
     )
-    _mark_complete(task, stats)
-    return stats
 
 
-def _records(path: str, columns: dict[str, str] | None) -> Iterator[RawRecord | RecordError]:
-    """``iter_records`` that survives a reader bug: if the reader raises, the rest of the file
-    is lost, and that is one file-level ``errors`` row (the records read so far stay)."""
+def _records(task: Task, columns: dict[str, str] | None) -> Iterator[RawRecord | RecordError]:
+    """The input's records, read from a file the storage layer opens (streamed from a
+    remote store); an input that cannot be opened is one file-level ``errors`` row, and so
+    is a reader bug (the rest of the file is lost, the records read so far stay)."""
     try:
-        yield from iter_records(path, columns=columns)
+        fh = task.storage.open_read(task.path)
+    except StorageError as exc:
+        yield RecordError("source", "source-unreadable-file", str(exc), task.name)
+        return
+    try:
+        yield from iter_records(task.name, columns=columns, fileobj=fh)
     except Exception as exc:
         yield RecordError("source", "source-reader-failed",
-                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000], path)
+                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000], task.name)
+    finally:
+        with contextlib.suppress(Exception):
+            fh.close()
+
+
+def run_and_commit(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
+    """:func:`run_task`, then :func:`commit_task`: what a local worker does with a task."""
+    stats = run_task(task, progress)
+    commit_task(task, stats)
+    return stats
 
 
 def record_task_failure(task: Task, error: RecordError) -> TaskStats:
-    """Write the parts of a task that could not run at all: empty ``records`` and ``links``,
-    one file-level ``errors`` row, its stats and completion marker (the file counts as one
-    record seen and lost, as an unreadable file does)."""
-    writer = _Writer(task, _Counts())
+    """Write and commit the parts of a task that could not run at all: empty ``records``
+    and ``links``, one file-level ``errors`` row (the file counts as one record seen and
+    lost, as an unreadable file does)."""
+    attempt = new_attempt()
+    writer = _Writer(task, _Counts(), attempt)
     try:
         writer.error(error)
         writer.close()
-    except BaseException:
-        writer.abort()
+    except BaseException as exc:
+        writer.abort(exc)
         raise
-    stats = TaskStats(rank=task.rank, path=task.path, seen=1, written=0, errors=1,
-                      unreadable=f"{error.error_type}: {error.message}")
-    _mark_complete(task, stats)
+    stats = TaskStats(rank=task.rank, path=task.name, seen=1, written=0, errors=1,
+                      unreadable=f"{error.error_type}: {error.message}", attempt=attempt)
+    commit_task(task, stats)
     return stats
-
-
-def _mark_complete(task: Task, stats: TaskStats) -> None:
-    out = Path(task.out)
-    # The stats go first and the marker last; only the marker (what --resume trusts) is
-    # flushed to the disk, with its folder, which makes what was renamed before it durable
-    # too on journalling file systems (ext4, XFS).
-    write_json(stats_path(out, task.run_id, task.rank), asdict(stats), durable=False)
-    write_json(completion_marker(out, task.run_id, task.rank), {"path": task.path})
 
 
 def _raise_if_strict(task: Task, error: RecordError) -> None:
     if task.strict:
-        raise StrictModeError(
-            f"{error.warc_filename}@{error.offset}: {error.stage}/{error.error_type}: {error.message}"
-        )
+        where = error.warc_filename + (f"@{error.offset}" if error.offset is not None else "")
+        raise StrictModeError(f"{where}: {error.stage}/{error.error_type}: {error.message}")

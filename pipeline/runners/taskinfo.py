@@ -1,23 +1,32 @@
-"""What a task is and what it reports: the light half of :mod:`pipeline.runners.task`.
+"""What a task is, what it reports and how its report is committed: the light half of
+:mod:`pipeline.runners.task`.
 
-The run's main process plans tasks, reads the stats of finished ones and checks the
-accounting; it imports this module, not the task's record loop (which loads the whole
-pipeline: with a pool, only the workers need that; see ``preload.py``).
+The run's main process (and the Spark driver) plans tasks, commits finished attempts, reads
+the stats of committed ones and checks the accounting; it imports this module, not the
+task's record loop (which loads the whole pipeline: with a pool, only the workers need
+that; see ``preload.py``). Nothing here imports more than the storage layer and the run
+folder's names.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from pathlib import Path
+import os
+import signal
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from pipeline.rules import Rules
-from pipeline.runners.rundir import MetadataError, completion_marker, read_json, stats_path
+from pipeline.runners.rundir import TASK_TABLES, MetadataError, RunDir, parse_json
+from pipeline.storage import Storage, redact_url
 
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A unit of work: one input file, with its rank in the run."""
+    """A unit of work: one input file, with its rank in the run.
+
+    ``path`` is what is opened (a URL may carry credentials in a presigned query);
+    :attr:`name`, the path without them, is what every row, stats file and message shows.
+    """
 
     rank: int
     path: str
@@ -26,6 +35,17 @@ class Task:
     rules: Rules
     columns: tuple[tuple[str, str], ...] = ()
     strict: bool = False  # raise on the first record error instead of recording it
+    storage: Storage = field(default_factory=Storage)
+
+    @property
+    def name(self) -> str:
+        """The input as rows and messages name it (no user information, no query)."""
+        return redact_url(self.path)
+
+    @property
+    def rundir(self) -> RunDir:
+        """The run's files."""
+        return RunDir(self.storage, self.out, self.run_id)
 
 
 class StrictModeError(RuntimeError):
@@ -54,16 +74,76 @@ class TaskStats:
     #: override index (as a string, JSON keys) → records whose URL it matched / it decided
     rules_matched: dict[str, int] = field(default_factory=dict)
     rules_decided: dict[str, int] = field(default_factory=dict)
+    #: the attempt that wrote the parts (their temporary names carry it until the commit)
+    attempt: str = ""
 
 
-def read_stats(out: Path, run_id: str, rank: int) -> TaskStats | None:
-    """The stats of a completed task, or None when the task has not completed;
-    :class:`MetadataError` when its stats file is corrupt."""
-    if not completion_marker(out, run_id, rank).exists():
-        return None
-    path = stats_path(out, run_id, rank)
-    data: Any = read_json(path)
+def commit_task(task: Task, stats: TaskStats) -> None:
+    """Commit attempt ``stats.attempt`` of the task: its three parts under their final
+    names (a rename, or a copy on an object store), then its stats, then the completion
+    marker. A crash in between leaves no marker: the rank is not committed, and the next
+    commit of it (``--resume``) replaces whatever was put in place."""
+    rundir = task.rundir
+    fault = fault_at(task)
+    for table in TASK_TABLES:
+        task.storage.promote(rundir.temp_part(table, task.rank, stats.attempt),
+                             rundir.part(table, task.rank))
+        if fault is not None and fault[0] < 0:
+            inject(fault)
+    # Only the marker (what --resume trusts) is flushed to a local disk, with its folder,
+    # which makes the renames before it durable too on journalling file systems.
+    rundir.write_json(rundir.stats(task.rank), asdict(stats), durable=False)
+    rundir.write_json(rundir.marker(task.rank), {"path": stats.path, "attempt": stats.attempt})
+
+
+def read_committed(rundir: RunDir, ranks: list[int]) -> dict[int, TaskStats]:
+    """The stats of every rank in ``ranks`` that has committed (one listing of the markers,
+    then the stats files read concurrently from a remote store); :class:`MetadataError`
+    names a corrupt stats file."""
+    committed = sorted(rundir.committed() & set(ranks))
+    paths = [rundir.stats(rank) for rank in committed]
     names = {f.name for f in fields(TaskStats)}
-    if not isinstance(data, dict) or not {"rank", "path", "seen", "written"} <= data.keys() <= names:
-        raise MetadataError(f"{path}: not the stats of a task; remove the run with --overwrite")
-    return TaskStats(**data)
+    found: dict[int, TaskStats] = {}
+    for rank, path, raw in zip(committed, paths, rundir.storage.read_many(paths), strict=True):
+        if raw is None:
+            raise MetadataError(f"{path}: missing, but rank {rank} has a completion marker; "
+                                "remove the run with --overwrite")
+        data: Any = parse_json(raw, path)
+        if not isinstance(data, dict) or not {"rank", "path", "seen", "written"} <= data.keys() <= names:
+            raise MetadataError(f"{path}: not the stats of a task; remove the run with --overwrite")
+        found[rank] = TaskStats(**data)
+    return found
+
+
+#: Test-only fault injection (documented in docs/run.md): ``RUN_ID:RANK:RECORDS:FLAG[:kill]``
+#: makes the task at rank RANK of run RUN_ID fail once after RECORDS records, or with
+#: RECORDS ``-1`` in the middle of its commit (its records part put in place, the rest
+#: not): an exception, or SIGKILL of its process with ``kill``. The local file FLAG,
+#: created exclusively at the fault, makes it once (a retry finds it and runs through).
+FAULT_ENV = "REDECODE_TEST_FAULT"
+
+
+class InjectedFault(RuntimeError):
+    """The failure :data:`FAULT_ENV` asked for."""
+
+
+def fault_at(task: Task) -> tuple[int, str, bool] | None:
+    """The fault :data:`FAULT_ENV` asks of ``task`` (records, flag file, kill), or None."""
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return None
+    run_id, rank, records, flag, *how = spec.split(":", 4)
+    if run_id != task.run_id or int(rank) != task.rank:
+        return None
+    return int(records), flag, how == ["kill"]
+
+
+def inject(fault: tuple[int, str, bool]) -> None:
+    """Fail as ``fault`` says, once (its flag file says it happened)."""
+    try:
+        os.close(os.open(fault[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return  # it happened already: this attempt runs through
+    if fault[2]:
+        os.kill(os.getpid(), signal.SIGKILL)
+    raise InjectedFault(f"injected by {FAULT_ENV}")

@@ -1,19 +1,15 @@
-"""Parquet sinks: an explicit schema, row-group batching, written to a temp file then renamed.
-
-A part is either complete under its final name or absent (:mod:`pipeline.sinks.files`): a
-killed run leaves only ``.tmp`` files, which ``--resume`` removes by name.
+"""Parquet sinks: an explicit schema, row-group batching, written to a binary file object
+the caller opened (and later puts in place: the runner writes parts under temporary names
+and commits them, see ``docs/run.md``).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from pipeline.sinks.files import commit, tmp_path
 
 #: Rows buffered before a row group is written (bounds memory per worker: measured peak RSS
 #: per worker 434 MB with 2,000 rows, 343 MB with 500, of which 172 MB is code and models).
@@ -45,11 +41,12 @@ def use_reusing_memory_pool() -> str:
 
 
 class ParquetSink:
-    """Writes rows of one table to one part file, atomically on :meth:`close`."""
+    """Writes rows of one table to one binary file (opened and closed by the caller)."""
 
-    def __init__(self, path: Path, schema: pa.Schema, unique_valued: frozenset[str] = frozenset(),
+    def __init__(self, sink: IO[bytes], schema: pa.Schema,
+                 unique_valued: frozenset[str] = frozenset(),
                  free_text: frozenset[str] = frozenset()) -> None:
-        self.path = path
+        self.sink = sink
         self.schema = schema
         # dictionary-encode every column but those whose values rarely repeat
         self._dictionary = [f.name for f in schema if f.name not in unique_valued]
@@ -58,7 +55,6 @@ class ParquetSink:
         # The string columns, measured per row (not every value tested for its type).
         self._text_columns = tuple(f.name for f in schema
                                    if pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
-        self.tmp = tmp_path(path)
         self.rows_written = 0
         self._buffer: list[dict[str, Any]] = []
         self._buffer_bytes = 0
@@ -93,8 +89,7 @@ class ParquetSink:
 
     def _flush(self) -> None:
         if self._writer is None:
-            self.tmp.parent.mkdir(parents=True, exist_ok=True)
-            self._writer = pq.ParquetWriter(self.tmp, self.schema, compression="zstd",
+            self._writer = pq.ParquetWriter(self.sink, self.schema, compression="zstd",
                                             use_dictionary=self._dictionary,
                                             write_statistics=self._statistics)
         if self._buffer:
@@ -105,18 +100,14 @@ class ParquetSink:
             self._buffer_bytes = 0
 
     def close(self) -> None:
-        """Write what is buffered and move the part into place (an empty table still gets a file)."""
+        """Write what is buffered and the footer (an empty table still gets a whole file);
+        the file object stays open."""
         self._flush()
         assert self._writer is not None
         self._writer.close()
         self._writer = None
-        commit(self.tmp, self.path)
 
     def abort(self) -> None:
-        """Drop the partial file."""
-        try:
-            if self._writer is not None:
-                self._writer.close()
-        finally:
-            self._writer = None
-            self.tmp.unlink(missing_ok=True)
+        """Stop writing (the caller discards the file)."""
+        self._writer = None
+        self._buffer = []

@@ -45,10 +45,44 @@ def iter_archive(path: str, *, fileobj: BinaryIO | None = None, max_block: int =
     skips the FastWARC fast path (the two give the same records; tests compare them).
 
     Never raises for bad data: an unreadable file gives one ``RecordError`` with offset
-    None; a broken record gives a ``RecordError`` at its offset and reading resumes at the
-    next record that can be found. Records come in file order; Common Crawl metadata is not
-    joined here (see :func:`pipeline.sources.ccmeta.join_metadata`).
+    None, and so does a file in which not one record could be found (a PDF, random bytes:
+    the errors met on the way are summed up in that one); a broken record gives a
+    ``RecordError`` at its offset and reading resumes at the next record that can be found.
+    Records come in file order; Common Crawl metadata is not joined here (see
+    :func:`pipeline.sources.ccmeta.join_metadata`).
     """
+    yield from _file_level(path, _iter_archive(path, fileobj, max_block, max_header, reader))
+
+
+#: Errors held back while no record has been found yet (a file that is not an archive at
+#: all produces a few); past this many the file is treated as an archive with bad records.
+MAX_LEADING_ERRORS = 100
+
+
+def _file_level(path: str, items: Iterator[RawRecord | RecordError]
+                ) -> Iterator[RawRecord | RecordError]:
+    """``items``, except that when not one record is found, the errors met are one
+    file-level ``RecordError`` (offset None): the file was not an archive."""
+    held: list[RecordError] | None = []
+    for item in items:
+        if (held is not None and isinstance(item, RecordError) and item.offset is not None
+                and len(held) < MAX_LEADING_ERRORS):
+            held.append(item)
+            continue
+        if held:
+            yield from held
+        held = None
+        yield item
+    if held:
+        first = held[0]
+        more = f" (and {len(held) - 1} more errors)" if len(held) > 1 else ""
+        yield RecordError(first.stage, first.error_type,
+                          f"no record found in the file: at byte {first.offset}: "
+                          f"{first.message}{more}", path)
+
+
+def _iter_archive(path: str, fileobj: BinaryIO | None, max_block: int, max_header: int,
+                  reader: Reader) -> Iterator[RawRecord | RecordError]:
     fh = fileobj
     if fh is None:
         try:

@@ -9,22 +9,32 @@ An input is one of:
 - a glob pattern (``*``, ``?``, ``[...]``, ``**`` recursive);
 - ``@list.txt``, or any ``.txt`` file: a list of paths, one per line, blank lines and
   ``#`` comments ignored (cc-pyspark's input form); relative paths are taken relative to
-  the list file's directory; each line may itself be a directory or a glob.
+  the list file's directory, or to ``input_base`` when one is given; each line may itself
+  be a directory or a glob;
+- Common Crawl's listings, ``warc.paths.gz`` (or any ``.paths`` / ``.paths.gz`` file): the
+  same, gzip-compressed or not; their lines are relative to ``input_base``
+  (``https://data.commoncrawl.org/`` or ``s3://commoncrawl/``).
 
-An input (or a list's line) that names no file is *missing* (:class:`Missing`), and so is a
-remote URL (``s3://``, ``gs://``, ``https://``, ...) until a storage layer reads them: the
-caller decides whether that stops the run.
+Any of these may be a URL (``s3://bucket/prefix/``, ``https://host/x.warc.gz``, a glob
+over a bucket): remote inputs are listed and checked through the ``storage`` the caller
+passes (the runner's storage layer; this module never opens a store itself). A prefix is
+listed recursively with the same suffix rules as a local folder. Remote files named one by
+one (a Common Crawl listing names ~90,000) are checked in bulk, one listing per folder.
 
-:func:`expand_inputs` is the one place that lists inputs (a storage layer for remote paths
-replaces it).
+An input (or a list's line) that names no file is *missing* (:class:`Missing`): the caller
+decides whether that stops the run.
+
+:func:`expand_inputs` is the one place that lists inputs.
 """
 
 from __future__ import annotations
 
 import glob
+import gzip
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 # Every container the readers take (pipeline/sources/containers.py recognises them by their
 # first bytes; these are the names a folder scan picks).
@@ -34,6 +44,21 @@ ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".parquet", ".warc.l
 DERIVED_SUFFIXES = (".warc.wat.gz", ".warc.wet.gz", ".wat.gz", ".wet.gz", ".wat", ".wet")
 _GLOB_CHARS = frozenset("*?[")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+#: Schemes the storage layer reads.
+REMOTE_SCHEMES = ("s3", "s3a", "gs", "gcs", "hdfs", "http", "https")
+#: Listing files: cc-pyspark's ``.txt`` and Common Crawl's ``warc.paths.gz``.
+LIST_SUFFIXES = (".txt", ".paths", ".paths.gz")
+
+
+class Lister(Protocol):
+    """What listing remote inputs needs from the storage layer (``pipeline.storage.Storage``
+    has it all); every method raises ``OSError`` naming the path when the store refuses."""
+
+    def is_dir(self, path: str) -> bool: ...
+    def list_files(self, path: str, *, hidden: bool = False) -> list[str]: ...
+    def glob_entries(self, pattern: str) -> list[tuple[str, bool]]: ...
+    def read_bytes(self, path: str) -> bytes: ...
+    def existing(self, paths: list[str]) -> set[str]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +130,39 @@ def skip_reason(name: str) -> str:
     return "not an archive name"
 
 
+def _scheme(path: str) -> str | None:
+    match = _URL.match(path)
+    return match.group()[:-3].lower() if match else None
+
+
+def _url_folder(url: str) -> str:
+    return url.rstrip("/").rpartition("/")[0]
+
+
+def _has_glob(item: str) -> bool:
+    path = item.split("?", 1)[0] if _URL.match(item) else item
+    return bool(_GLOB_CHARS & set(path))
+
+
+def _reason(exc: OSError) -> str:
+    """A storage error's message without the path it starts with (the input names it)."""
+    text = str(exc)
+    head, sep, tail = text.partition(": ")
+    return tail if sep and "://" in head else text
+
+
 class _Expansion:
-    def __init__(self, exclude: str | None) -> None:
-        self.exclude = os.path.realpath(exclude) if exclude else None
+    def __init__(self, exclude: str | None, storage: Lister | None,
+                 input_base: str | None) -> None:
+        self.exclude = exclude.rstrip("/") if exclude and _URL.match(exclude) else (
+            os.path.realpath(exclude) if exclude else None)
+        self.storage = storage
+        self.input_base = input_base
         self.seen_lists: set[str] = set()
         self.missing: list[Missing] = []
         self.skipped: list[Skipped] = []
+        #: remote files named one by one, checked in bulk at the end: (url, missing label)
+        self.pending: list[tuple[str, str]] = []
 
     def walk(self, directory: str) -> list[str]:
         found = []
@@ -133,30 +185,72 @@ class _Expansion:
                     self.skipped.append(Skipped(path, skip_reason(name)))
         return found
 
+    def walk_remote(self, prefix: str) -> list[str]:
+        """A remote prefix listed recursively, with the local folder scan's rules."""
+        assert self.storage is not None
+        base = prefix.rstrip("/") + "/"
+        found = []
+        passed: set[str] = set()
+        for url in self.storage.list_files(prefix, hidden=True):
+            rel = url[len(base):] if url.startswith(base) else url.rpartition("/")[2]
+            parts = rel.split("/")
+            hidden = next((i for i, part in enumerate(parts[:-1]) if part.startswith(".")), None)
+            if hidden is not None:
+                folder = base + "/".join(parts[: hidden + 1])
+                if folder not in passed:
+                    passed.add(folder)
+                    self.skipped.append(Skipped(folder, "hidden folder"))
+            elif self.exclude and (url + "/").startswith(self.exclude + "/"):
+                if self.exclude not in passed:
+                    passed.add(self.exclude)
+                    self.skipped.append(Skipped(self.exclude, "the output folder"))
+            elif is_archive_name(parts[-1]):
+                found.append(url)
+            else:
+                self.skipped.append(Skipped(url, skip_reason(parts[-1])))
+        return found
+
     def read_list(self, list_path: str) -> list[str]:
-        real = os.path.realpath(list_path)
-        if real in self.seen_lists:
+        remote = _URL.match(list_path) is not None
+        key = list_path if remote else os.path.realpath(list_path)
+        if key in self.seen_lists:
             raise ValueError(f"input list includes itself: {list_path}")
-        self.seen_lists.add(real)
-        base = os.path.dirname(list_path)
+        self.seen_lists.add(key)
+        base = self.input_base or (_url_folder(list_path) if remote else os.path.dirname(list_path))
+        if self.storage is not None:
+            raw = self.storage.read_bytes(list_path)
+        else:
+            with open(list_path, "rb") as fh:
+                raw = fh.read()
+        if list_path.lower().endswith(".gz"):
+            raw = gzip.decompress(raw)
         out: list[str] = []
-        with open(list_path, encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                entry = line.strip()
-                if not entry or entry.startswith("#"):
-                    continue
-                if not os.path.isabs(entry) and not _URL.match(entry):
-                    entry = os.path.join(base, entry)
-                hits, reason = self.expand_one(entry)
-                if not hits:
-                    self.missing.append(Missing(f"{list_path}:{number}: {line.strip()}", reason))
-                out.extend(hits)
+        for number, line in enumerate(raw.decode("utf-8").splitlines(), 1):
+            entry = line.strip()
+            if not entry or entry.startswith("#"):
+                continue
+            if not os.path.isabs(entry) and not _URL.match(entry):
+                entry = (base.rstrip("/") + "/" + entry if _URL.match(base)
+                         else os.path.join(base, entry))
+            label = f"{list_path}:{number}: {line.strip()}"
+            out.extend(self.expand_reported(entry, label))
         return out
 
-    def expand_one(self, item: str) -> tuple[list[str], str]:
-        """The files ``item`` names, and why there are none when there are none."""
-        if _URL.match(item):
-            return [], "remote inputs (s3://, gs://, https://, ...) cannot be read yet"
+    def expand_reported(self, item: str, label: str) -> list[str]:
+        """:meth:`expand_one`, reporting ``label`` as missing when it names nothing and
+        nothing inside it (a list's own lines) was reported already."""
+        known = len(self.missing), len(self.pending)
+        hits, reason = self.expand_one(item, label)
+        if not hits and reason and (len(self.missing), len(self.pending)) == known:
+            self.missing.append(Missing(label, reason))
+        return hits
+
+    def expand_one(self, item: str, label: str) -> tuple[list[str], str]:
+        """The files ``item`` names, and why there are none when there are none (an empty
+        reason: the answer is pending, or the misses are reported already)."""
+        target = item[1:] if item.startswith("@") else item
+        if _URL.match(target):
+            return self.expand_remote(item, label)
         if item.startswith("@"):
             if not os.path.isfile(item[1:]):
                 return [], "no such list file"
@@ -164,7 +258,7 @@ class _Expansion:
         if os.path.isdir(item):
             return self.walk(item), "no archive files in this folder"
         if os.path.isfile(item):
-            if item.lower().endswith(".txt"):
+            if item.lower().endswith(LIST_SUFFIXES):
                 return self.read_list(item), "the list names no file"
             return [item], ""
         if _GLOB_CHARS & set(item):
@@ -179,21 +273,78 @@ class _Expansion:
             return [], "not a regular file or folder"
         return [], "no such file or folder"
 
+    def expand_remote(self, item: str, label: str) -> tuple[list[str], str]:
+        is_list = item.startswith("@")
+        url = item[1:] if is_list else item
+        if _scheme(url) not in REMOTE_SCHEMES:
+            return [], (f"unsupported scheme {_scheme(url)}://; remote inputs are "
+                        f"{', '.join(s + '://' for s in REMOTE_SCHEMES)}")
+        if self.storage is None:
+            return [], "remote inputs need the storage layer"
+        try:
+            if is_list or url.split("?", 1)[0].lower().endswith(LIST_SUFFIXES):
+                return self.read_list(url), "the list names no file"
+            if _has_glob(url):
+                out: list[str] = []
+                for hit, is_dir in self.storage.glob_entries(url):
+                    out.extend(self.walk_remote(hit) if is_dir else [hit])
+                return out, "the pattern matches no file"
+            if url.endswith("/"):
+                return self.walk_remote(url), "no archive files under this prefix"
+        except OSError as exc:
+            return [], _reason(exc)
+        self.pending.append((url, label))
+        return [], ""
 
-def expand_inputs(inputs: list[str], *, exclude: str | None = None) -> Inputs:
+    def resolve_pending(self) -> list[str]:
+        """The remote files named one by one that exist (one bulk check); a name that is
+        a prefix is listed; the rest are missing."""
+        if not self.pending:
+            return []
+        assert self.storage is not None
+        try:
+            there = self.storage.existing([url for url, _ in self.pending])
+        except OSError as exc:
+            self.missing.extend(Missing(label, _reason(exc)) for _, label in self.pending)
+            return []
+        found: list[str] = []
+        for url, label in self.pending:
+            if url in there:
+                found.append(url)
+                continue
+            try:
+                folder = (_scheme(url) not in ("http", "https")) and self.storage.is_dir(url)
+                hits = self.walk_remote(url) if folder else []
+            except OSError as exc:
+                self.missing.append(Missing(label, _reason(exc)))
+                continue
+            if hits:
+                found.extend(hits)
+            else:
+                self.missing.append(Missing(label, "no archive files under this prefix"
+                                            if folder else "no such file or folder"))
+        return found
+
+
+def expand_inputs(inputs: list[str], *, exclude: str | None = None,
+                  storage: Lister | None = None, input_base: str | None = None) -> Inputs:
     """Every archive file named by ``inputs``, sorted and without duplicates, with every
     input that named nothing (:attr:`Inputs.missing`) and every file a folder scan passed
-    over (:attr:`Inputs.skipped`). ``exclude`` is a folder never scanned (the output).
+    over (:attr:`Inputs.skipped`). ``exclude`` is a folder never scanned (the output);
+    ``storage`` lists remote inputs (without it they are missing); ``input_base`` is what
+    relative lines of path lists are relative to (default: the list's folder).
 
     Raises ``ValueError`` for a list file that includes itself.
     """
-    expansion = _Expansion(exclude)
+    expansion = _Expansion(exclude, storage, input_base)
     files: dict[str, str] = {}
     for item in inputs:
-        known = len(expansion.missing)
-        hits, reason = expansion.expand_one(item)
-        if not hits and len(expansion.missing) == known:  # (a list names its own bad lines)
-            expansion.missing.append(Missing(item, reason))
-        for hit in hits:
-            files.setdefault(os.path.normpath(hit), os.path.normpath(hit))
+        for hit in expansion.expand_reported(item, item):
+            files.setdefault(_normal(hit), _normal(hit))
+    for hit in expansion.resolve_pending():
+        files.setdefault(_normal(hit), _normal(hit))
     return Inputs(sorted(files.values()), expansion.missing, expansion.skipped)
+
+
+def _normal(path: str) -> str:
+    return path if _URL.match(path) else os.path.normpath(path)

@@ -1,4 +1,4 @@
-"""The Parquet sink: atomic parts, and dictionary encoding where values repeat."""
+"""The Parquet sink: dictionary encoding where values repeat."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ def test_unique_valued_columns_exist() -> None:
 def test_dictionary_only_where_values_repeat(tmp_path) -> None:  # type: ignore[no-untyped-def]
     schema = TABLES["links"]
     path = tmp_path / "part.parquet"
-    sink = ParquetSink(path, schema, UNIQUE_VALUED["links"])
-    for i in range(50):
-        sink.write({"run_id": "r", "record_id": "<urn:1>", "url": "http://a.example/", "target_url":
-                    f"http://a.example/{i}", "anchor_text": f"link {i}", "rel": None, "tag": "a",
-                    "attr": "href", "internal": True, "nofollow": False})
-    assert not path.exists()  # only the temp file until close
-    sink.close()
+    with open(path, "wb") as fh:
+        sink = ParquetSink(fh, schema, UNIQUE_VALUED["links"])
+        for i in range(50):
+            sink.write({"run_id": "r", "record_id": "<urn:1>", "url": "http://a.example/",
+                        "target_url": f"http://a.example/{i}", "anchor_text": f"link {i}",
+                        "rel": None, "tag": "a", "attr": "href", "internal": True,
+                        "nofollow": False})
+        sink.close()
     meta = pq.ParquetFile(path).metadata.row_group(0)
     encodings = {meta.column(i).path_in_schema: meta.column(i).encodings for i in range(meta.num_columns)}
     assert any("DICTIONARY" in e for e in encodings["record_id"]), encodings["record_id"]
@@ -44,3 +45,24 @@ def test_the_worker_pool_is_jemalloc_unless_the_user_chose(monkeypatch) -> None:
         assert use_reusing_memory_pool() == "system"  # left as the user set it
     finally:
         pa.set_memory_pool(before)
+
+
+def test_a_task_writes_no_min_max_on_free_text_columns(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The writer copies a row group's extreme values to compute them (schema.FREE_TEXT):
+    # a task's committed parts leave them out on free text and keep them elsewhere
+    from pathlib import Path
+
+    from pipeline.rules import load_rules
+    from pipeline.runners.task import Task, run_and_commit
+    from pipeline.schema import FREE_TEXT
+
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample" / "sample-main.warc.gz"
+    task = Task(0, str(sample), "stats", str(tmp_path), load_rules(None))
+    assert run_and_commit(task).written > 0
+    for table in ("records", "links"):
+        meta = pq.ParquetFile(task.rundir.part(table, 0)).metadata.row_group(0)
+        with_stats = {meta.column(i).path_in_schema for i in range(meta.num_columns)
+                      if meta.column(i).statistics is not None
+                      and meta.column(i).statistics.has_min_max}
+        assert not with_stats & FREE_TEXT[table], (table, with_stats & FREE_TEXT[table])
+        assert {"record_id", "url"} <= with_stats, (table, with_stats)

@@ -13,16 +13,14 @@ import pytest
 
 from pipeline.rules import load_rules
 from pipeline.runners.local import run
-from pipeline.runners.rundir import (
-    RunLock,
-    RunRefused,
-    existing_files,
-    new_run_id,
-    remove_run,
-    validate_run_id,
-)
-from pipeline.sinks.files import write_atomic
+from pipeline.runners.lock import RunLock
+from pipeline.runners.rundir import RunDir, RunRefused, new_run_id, validate_run_id
+from pipeline.storage import Storage
 from tests.crawl_builder import write_warc
+
+
+def rundir(out: Path, run_id: str) -> RunDir:
+    return RunDir(Storage(), str(out), run_id)
 
 
 @pytest.mark.parametrize(
@@ -66,36 +64,38 @@ def test_a_run_removes_only_the_files_it_made(tmp_path: Path) -> None:
     for path in theirs:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("not the run's")
-    # a run killed mid-write left its own temporary part: that one goes, by name
-    ours = out / "records" / "run_id=X" / ".part-00000.parquet.tmp"
-    ours.write_bytes(b"partial")
+    # a run killed mid-write left its own temporary parts (two attempts): they go, by name
+    ours = [out / "records" / "run_id=X" / ".part-00000.parquet.tmp",
+            out / "links" / "run_id=X" / ".part-00000.parquet.0a1b2c3d4e5f.tmp"]
+    for path in ours:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"partial")
     summary = run([str(crawl)], out, load_rules(None), run_id="X", resume=True, workers=1)
     assert summary.invariant_ok, summary.problems
     assert all(p.read_text() == "not the run's" for p in theirs)
-    assert not ours.exists()
-    made = existing_files(out, "X")
-    assert sorted(p.relative_to(out).as_posix() for p in made) == [
+    assert not any(p.exists() for p in ours)
+    made = rundir(out, "X").existing_files()
+    assert sorted(Path(p).relative_to(out).as_posix() for p in made) == [
         "_runs/X/_completions/00000", "_runs/X/_finished", "_runs/X/_run.json",
         "_runs/X/_stats/00000.json", "errors/run_id=X/part-00000.parquet",
         "links/run_id=X/part-00000.parquet", "records/run_id=X/part-00000.parquet",
         "runs/run_id=X/part-00000.parquet"]
-    assert remove_run(out, "X") == len(made)  # what --overwrite does
+    assert rundir(out, "X").remove() == len(made)  # what --overwrite does
     assert all(p.read_text() == "not the run's" for p in theirs)
-    assert existing_files(out, "X") == []
+    assert rundir(out, "X").existing_files() == []
 
 
 def test_write_atomic_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
     path = tmp_path / "_run.json"
-    write_atomic(path, b'{"old": true}')
+    Storage().write_bytes(str(path), b'{"old": true}')
     # a real failing write: a child process whose file size limit is 10 bytes (EFBIG)
     code = (
         "import resource, signal, sys\n"
-        "from pathlib import Path\n"
-        "from pipeline.sinks.files import write_atomic\n"
+        "from pipeline.storage import Storage\n"
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (10, 10))\n"
         "try:\n"
-        f"    write_atomic(Path({str(path)!r}), b'x' * 1000)\n"
+        f"    Storage().write_bytes({str(path)!r}, b'x' * 1000)\n"
         "except OSError as exc:\n"
         "    sys.exit(7)\n"
     )
@@ -105,13 +105,13 @@ def test_write_atomic_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> N
 
 
 def test_a_held_lock_refuses_a_second_writer(tmp_path: Path) -> None:
-    with RunLock(tmp_path, "r") as lock:
-        holder = json.loads(lock.path.read_text())
+    with RunLock(rundir(tmp_path, "r")) as lock:
+        holder = json.loads(Path(lock.path).read_text())
         assert holder["pid"] == os.getpid() and holder["host"] == socket.gethostname()
         with pytest.raises(RunRefused, match=f"being written by pid {os.getpid()}"):
-            RunLock(tmp_path, "r").acquire()
-    assert not lock.path.exists()
-    RunLock(tmp_path, "r").acquire().release()  # free again
+            RunLock(rundir(tmp_path, "r")).acquire()
+    assert not Path(lock.path).exists()
+    RunLock(rundir(tmp_path, "r")).acquire().release()  # free again
 
 
 def test_a_dead_holders_lock_is_taken_over(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_a_dead_holders_lock_is_taken_over(tmp_path: Path) -> None:
     path = tmp_path / "_runs" / "r" / "_lock"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"pid": int(dead), "host": socket.gethostname(), "since": "then"}))
-    lock = RunLock(tmp_path, "r").acquire()
+    lock = RunLock(rundir(tmp_path, "r")).acquire()
     try:
         assert lock.stale_holder == {"pid": int(dead), "host": socket.gethostname(), "since": "then"}
         assert json.loads(path.read_text())["pid"] == os.getpid()
@@ -133,5 +133,5 @@ def test_a_lock_from_another_host_is_not_taken_over(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"pid": 1, "host": "other-host.example", "since": "then"}))
     with pytest.raises(RunRefused, match="locked by pid 1 on host other-host.example"):
-        RunLock(tmp_path, "r").acquire()
+        RunLock(rundir(tmp_path, "r")).acquire()
     assert json.loads(path.read_text())["host"] == "other-host.example"

@@ -92,15 +92,17 @@ def test_a_bad_line_in_a_list_is_reported_with_its_line_number(tree: Path) -> No
         Missing(f"@{tree / 'no-list.txt'}", "no such list file")]
 
 
-@pytest.mark.parametrize("url", ["s3://bucket/crawl/x.warc.gz", "https://data.example/x.warc.gz",
-                                 "gs://b/x.warc.gz"])
-def test_remote_inputs_are_missing_until_a_storage_layer_reads_them(url: str, tree: Path) -> None:
-    got = expand_inputs([url])
+def test_remote_inputs_need_the_storage_layer_and_other_schemes_are_refused(tree: Path) -> None:
+    got = expand_inputs(["s3://bucket/crawl/x.warc.gz", "ftp://host/x.warc.gz"])
     assert got.files == []
-    assert got.missing[0].input == url and got.missing[0].reason.startswith("remote inputs")
+    assert got.missing == [
+        Missing("s3://bucket/crawl/x.warc.gz", "remote inputs need the storage layer"),
+        Missing("ftp://host/x.warc.gz", "unsupported scheme ftp://; remote inputs are s3://, "
+                "s3a://, gs://, gcs://, hdfs://, http://, https://"),
+    ]
     listing = tree / "remote.txt"
-    listing.write_text(url + "\n")
-    assert expand_inputs([str(listing)]).missing[0].reason.startswith("remote inputs")
+    listing.write_text("ftp://host/x.warc.gz\n")
+    assert expand_inputs([str(listing)]).missing[0].reason.startswith("unsupported scheme")
 
 
 def test_nothing_matching_gives_no_files(tree: Path) -> None:

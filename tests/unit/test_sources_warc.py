@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import random
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from pipeline.sources import iter_records
 from pipeline.sources.archive import iter_archive
 from pipeline.sources.ccmeta import JOIN_WINDOW
 from pipeline.sources.record import RawRecord
+from tests.crawl_builder import http_response, write_records
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "warc"
@@ -278,3 +280,28 @@ def test_corrupted_bytes_never_raise_and_offsets_stay_in_the_file(tmp_path: Path
     ids = [i.record_id for i in items if isinstance(i, RawRecord)]
     # each record is yielded once: no record id comes back twice
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("data", [
+    b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Type /Catalog >> endobj\ntrailer\n",
+    bytes(random.Random(7).getrandbits(8) for _ in range(5000)),
+    gzip.compress(b"not an archive at all\n" * 50),
+], ids=["pdf", "random-bytes", "gzipped-text"])
+def test_a_file_with_no_record_is_one_file_level_error(tmp_path, data: bytes) -> None:
+    # offset NULL: the whole file failed (it counts as unreadable: exit 3)
+    path = tmp_path / "x.warc.gz"
+    path.write_bytes(data)
+    items = list(iter_records(str(path)))
+    assert len(items) == 1 and isinstance(items[0], RecordError), items
+    assert items[0].offset is None
+    assert items[0].message.startswith("no record found in the file: at byte ")
+
+
+def test_errors_after_a_first_record_keep_their_offsets(tmp_path) -> None:
+    good = tmp_path / "good.warc"
+    write_records(good, [("response", "http://a.example/", http_response(b"<p>a</p>"), {})])
+    path = tmp_path / "x.warc"
+    path.write_bytes(good.read_bytes() + b"garbage that is not a record\r\n\r\n")
+    items = list(iter_records(str(path)))
+    assert not isinstance(items[0], RecordError)
+    assert [i.offset for i in items[1:] if isinstance(i, RecordError)] == [len(good.read_bytes())]

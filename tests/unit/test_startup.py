@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 
 def python(code: str, **env: str) -> str:
@@ -34,6 +35,22 @@ def test_a_pool_worker_starts_before_numpy_is_loaded() -> None:
     # OpenBLAS reads its thread count when numpy loads: the modules a worker process imports
     # before start_worker() runs (the pool's, and startup's for Spark) must not load numpy
     code = ("import sys\n"
-            "import pipeline.runners.pool, pipeline.runners.startup\n"
+            "import pipeline.runners.pool, pipeline.runners.startup, pipeline.runners.taskinfo\n"
             "print('numpy' in sys.modules)")
     assert python(code) == "False"
+
+
+def test_the_main_process_of_a_pooled_run_never_loads_the_record_loop(tmp_path: Path) -> None:
+    # With a pool only the workers (forked from the preloaded server) load the whole
+    # pipeline: the command line's main process plans, commits, checks and writes the runs
+    # row with the task's description (taskinfo), as the Spark driver does
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    code = ("import atexit, sys\n"
+            "loop = ('pipeline.runners.task', 'pipeline.runners.worker', 'pipeline.encoding.api')\n"
+            "atexit.register(lambda: print([m for m in loop if m in sys.modules]))\n"
+            "import pipeline.runners.spark\n"
+            "from pipeline.cli import app\n"
+            f"sys.argv = ['redecode', 'run', {str(sample)!r}, '--out', {str(tmp_path / 'out')!r},\n"
+            "            '--workers', '2', '--quiet']\n"
+            "app()\n")
+    assert python(code).splitlines()[-1] == "[]"

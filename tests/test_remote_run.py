@@ -1,0 +1,226 @@
+"""The crawl where it lives: `redecode run` and the audits on a real S3-compatible server on
+loopback (moto's, IAM auth on), through the installed console script. What the run writes to
+s3:// equals a local-disk run row for row; a crash leaves nothing a reader or a later run
+mistakes for output; every storage failure is one line naming the path."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from pipeline.rules import load_rules
+from pipeline.runners.local import run
+from pipeline.runners.rundir import RunDir
+from pipeline.runners.task import Task, commit_task, run_task
+from pipeline.storage import Storage
+from tests.cli_helpers import no_traceback, redecode
+from tests.crawl_builder import write_warc
+from tests.httpserver import serve
+from tests.run_tables import differences, table_rows
+from tests.s3server import free_port
+
+
+def inputs(crawl: str) -> list[str]:
+    return [f"{crawl}/corpus/warc-samples/", f"{crawl}/data/sample/"]
+
+
+def rows_of(out: str, run_id: str, crawl: str) -> dict[str, list[str]]:
+    return table_rows(Storage(), out, run_id, f"{crawl}/corpus/warc-samples",
+                      f"{crawl}/data/sample")
+
+
+def one_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def test_s3_to_s3_equals_a_local_disk_run_and_audits_read_it(
+    s3_env, crawl_bucket: str, local_reference, tmp_path: Path,
+) -> None:
+    server, bucket = s3_env  # the environment holds AWS_ENDPOINT_URL and the keys: nothing else
+    expected, unreadable = local_reference
+    out = f"{bucket}/out"
+    result = redecode("run", *inputs(crawl_bucket), "--out", out, "--run-id", "s3", "-w", "2",
+                      "-q", "--rules", f"{crawl_bucket}/data/sample/rules.toml")
+    assert result.returncode == (3 if unreadable else 0), result.stderr
+    got = rows_of(out, "s3", crawl_bucket)
+    assert got == expected, differences(got, expected)
+    keys = server.keys(out)
+    assert not [k for k in keys if k.endswith(".tmp")]
+    assert f"{out}/_runs/s3/_finished" in keys and f"{out}/_runs/s3/_lock" not in keys
+    # the audits read the run where it lives, through the same storage layer
+    audit = redecode("audit", "--out", out, "--format", "json", "--check", "all")
+    assert audit.returncode == 0, audit.stderr
+    gates = json.loads(audit.stdout)["gates"]
+    assert gates["records"] == sum(1 for _ in expected["records"])
+
+
+def test_a_run_killed_mid_commit_on_s3_is_never_read_and_resume_finishes_it(
+    s3_env, crawl_bucket: str, local_reference, tmp_path: Path,
+) -> None:
+    server, bucket = s3_env
+    expected, unreadable = local_reference
+    out = f"{bucket}/out"
+    args = [*inputs(crawl_bucket), "--out", out, "--run-id", "k", "-w", "1", "-q",
+            "--rules", f"{crawl_bucket}/data/sample/rules.toml"]
+    # rank 20's records part is put in place, then the process is killed: no marker
+    fault = f"k:20:-1:{tmp_path / 'fault'}:kill"
+    killed = redecode("run", *args, env={"REDECODE_TEST_FAULT": fault})
+    assert killed.returncode == -9 and (tmp_path / "fault").exists()
+    keys = server.keys(out)
+    assert len([k for k in keys if "/_completions/" in k]) == 20
+    assert f"{out}/records/run_id=k/part-00020.parquet" in keys  # half committed
+    assert f"{out}/_runs/k/_finished" not in keys and f"{out}/_runs/k/_lock" in keys
+    # a reader sees the committed files only, and says the run is unfinished
+    audit = redecode("audit", "--out", out, "--format", "json")
+    assert audit.returncode == 0, audit.stderr
+    assert "run k is unfinished: 20 of 44 input files committed" in audit.stderr
+    assert "1 uncommitted part(s) left out" in audit.stderr
+    partial = json.loads(audit.stdout)["gates"]["records"]
+    assert 0 < partial < len(expected["records"])
+    # the next run takes the dead writer's lock over, reruns what was not committed
+    resumed = redecode("run", *args, "--resume")
+    assert resumed.returncode == (3 if unreadable else 0), resumed.stderr
+    assert "took over the stale lock" in resumed.stderr
+    got = rows_of(out, "k", crawl_bucket)
+    assert got == expected, differences(got, expected)
+    assert not [k for k in server.keys(out) if k.endswith(".tmp") or k.endswith("/_lock")]
+
+
+def test_two_attempts_of_one_rank_at_once_commit_one_whole(s3_env, tmp_path: Path) -> None:
+    # What a Spark speculative copy does: two attempts write the same rank concurrently
+    # under their own temporary names; one is committed, the other's files are removed.
+    server, bucket = s3_env
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 40, seed="t")
+    storage = Storage()
+    task = Task(0, str(crawl), "two", f"{bucket}/out", load_rules(None), storage=storage)
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(run_task(task)))
+               for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    first, second = results
+    assert first.attempt != second.attempt
+    rundir = RunDir(storage, f"{bucket}/out", "two")
+    assert len(rundir.temporary_files()[0]) == 6  # three parts per attempt, none final yet
+    commit_task(task, first)
+    leftover = rundir.temporary_files()[0]
+    assert sorted(leftover) == sorted(rundir.temp_part(t, 0, second.attempt)
+                                      for t in ("records", "links", "errors"))
+    storage.remove_all(leftover)
+    local = tmp_path / "local"
+    run([str(crawl)], local, load_rules(None), workers=1, run_id="two")
+    got = table_rows(storage, f"{bucket}/out", "two", str(tmp_path))
+    want = table_rows(Storage(), str(local), "two", str(tmp_path))
+    for table in ("records", "links", "errors"):
+        assert got[table] == want[table] and len(got["records"]) == 40
+
+
+def test_warc_paths_gz_with_an_input_base(s3_env, crawl_bucket: str, tmp_path: Path) -> None:
+    server, bucket = s3_env
+    lines = ["corpus/warc-samples/jwarc/cc.warc.gz", "data/sample/sample-main.warc.gz"]
+    listing = tmp_path / "warc.paths.gz"
+    listing.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    server.upload_tree(tmp_path, f"{bucket}/listing")
+    ok = redecode("run", f"{bucket}/listing/warc.paths.gz", "--input-base", f"{crawl_bucket}/",
+                  "--out", str(tmp_path / "out"), "--run-id", "cc", "-q")
+    assert ok.returncode == 0, ok.stderr
+    config = json.loads((tmp_path / "out" / "_runs" / "cc" / "_run.json").read_text())
+    assert config["inputs"] == [f"{crawl_bucket}/{line}" for line in lines]
+    listing.write_bytes(gzip.compress(b"data/sample/sample-main.warc.gz\ndata/nope.warc.gz\n"))
+    server.upload_tree(tmp_path, f"{bucket}/listing")
+    missing = redecode("run", f"{bucket}/listing/warc.paths.gz", "--input-base",
+                       f"{crawl_bucket}/", "--out", str(tmp_path / "out2"), "-q")
+    assert missing.returncode == 2 and no_traceback(missing)
+    assert (f"{bucket}/listing/warc.paths.gz:2: data/nope.warc.gz: no such file or folder"
+            in one_line(missing.stderr))
+    assert not (tmp_path / "out2").exists()
+
+
+@pytest.mark.parametrize("case", ["missing key", "missing bucket", "bad credentials",
+                                  "unreachable endpoint"])
+def test_storage_failures_are_one_line_naming_the_path_and_write_nothing(
+    s3_env, crawl_bucket: str, case: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server, bucket = s3_env
+    good = f"{crawl_bucket}/data/sample/sample-main.warc.gz"
+    out = f"{bucket}/out"
+    named, said = {
+        "missing key": (f"{crawl_bucket}/data/sample/nope.warc.gz", "no such file or folder"),
+        "missing bucket": ("s3://no-such-bucket-here/crawl/", "not found"),
+        "bad credentials": (out, "access denied; check the credentials"),
+        "unreachable endpoint": (out, "cannot reach the storage endpoint"),
+    }[case]
+    if case == "bad credentials":
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "wrong-secret-value")
+    if case == "unreachable endpoint":
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
+    result = redecode("run", good, *([named] if named != out else []), "--out", out, "-q")
+    assert result.returncode == 2 and no_traceback(result)
+    line = one_line(result.stderr)
+    assert named.rstrip("/") in line and said in line, line
+    assert "wrong-secret-value" not in line
+    assert server.keys(out) == []
+    if named == out:  # the audits refuse the same way
+        audit = redecode("audit", "--out", out)
+        assert audit.returncode == 2 and no_traceback(audit)
+        assert said in one_line(audit.stderr) and out in one_line(audit.stderr)
+
+
+def test_credentials_and_signed_queries_are_never_written(
+    s3_env, crawl_bucket: str, sample_crawl, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server, bucket = s3_env
+    key_id, secret = server.env["AWS_ACCESS_KEY_ID"], server.env["AWS_SECRET_ACCESS_KEY"]
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")  # given as storage options instead
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    token = "s3cr3t-signature-0123456789"
+    out = f"{bucket}/out"
+    with serve(sample_crawl[1], token) as base:
+        signed = f"{base}/sample-main.warc.gz?token={token}"
+        unreadable = f"{base}/README.md?token={token}"  # read, but not an archive
+        result = redecode("run", signed, unreadable, f"{base}/nope.warc.gz?token={token}",
+                          f"{crawl_bucket}/data/sample/broken.warc.gz", "--allow-missing",
+                          "--out", out, "--run-id", "p", "-q",
+                          "--storage-option", f"s3.key={key_id}",
+                          "--storage-option", f"s3.secret={secret}")
+    assert result.returncode == 3, result.stderr  # README.md: no record in it
+    assert f"unreadable: {base}/README.md: " in result.stderr
+    assert f"missing (allowed): {base}/nope.warc.gz: no such file or folder" in result.stderr
+    for text in (result.stdout, result.stderr):
+        assert secret not in text and token not in text
+    written = b"".join(server.read(url) for url in server.keys(out))
+    assert secret.encode() not in written and token.encode() not in written
+    assert key_id.encode() not in written
+    config = json.loads(server.read(f"{out}/_runs/p/_run.json"))
+    assert config["storage_options"] == {"s3": {"key": "***", "secret": "***"}}
+    assert f"{base}/sample-main.warc.gz" in config["inputs"]
+    rows = table_rows(Storage({"s3": {"key": key_id, "secret": secret}}), out, "p", base)
+    assert sum('"warc_filename": "<root>/sample-main.warc.gz"' in r for r in rows["records"]) > 10
+
+
+def test_the_endpoint_from_the_rules_file_or_an_option(
+    s3_env, crawl_bucket: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    server, _ = s3_env
+    monkeypatch.delenv("AWS_ENDPOINT_URL")
+    good = f"{crawl_bucket}/data/sample/sample-main.warc.gz"
+    rules = tmp_path / "rules.toml"
+    rules.write_text(f'[storage]\nendpoint_url = "{server.endpoint}"\nregion = "us-east-1"\n')
+    by_rules = redecode("run", good, "--out", str(tmp_path / "a"), "--rules", str(rules), "-q")
+    assert by_rules.returncode == 0, by_rules.stderr
+    by_option = redecode("run", good, "--out", str(tmp_path / "b"), "-q",
+                         "--storage-option", f"s3.endpoint_url={server.endpoint}")
+    assert by_option.returncode == 0, by_option.stderr
+    rules.write_text('[storage]\nendpoint = "http://x"\n')
+    typo = redecode("run", good, "--out", str(tmp_path / "d"), "--rules", str(rules))
+    assert typo.returncode == 2
+    assert "storage.endpoint: unknown key (did you mean 'endpoint_url'?)" in typo.stderr
