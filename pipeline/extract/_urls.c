@@ -513,6 +513,7 @@ static PyObject *links_packed(PyObject *self, PyObject *args) {
     size_t n = (size_t)PyBytes_GET_SIZE(pack), at = CANDIDATES_MAGIC_LEN;
     size_t count = (size_t)PyList_GET_SIZE(objects);
     int ok = n >= at && memcmp(data, CANDIDATES_MAGIC, at) == 0;
+    if (!ok) PyErr_SetString(PyExc_ValueError, "not a pack of link candidates");
     while (ok && at < n) {
         candidate_head head;
         ok = n - at >= sizeof head;

@@ -15,7 +15,14 @@ from pipeline.extract import document
 from pipeline.extract.document import ExtractionLimit, estimate_limits, utf8_of
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
-from pipeline.extract.links import PACKED, LinkCandidate, Packed, extract_links, link_candidates, refresh_candidate
+from pipeline.extract.links import (
+    PACKED,
+    LinkCandidate,
+    Packed,
+    extract_links,
+    link_candidates,
+    refresh_candidate,
+)
 from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
