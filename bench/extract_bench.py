@@ -1,7 +1,8 @@
 """Main-text accuracy and speed of the extraction step on the article-extraction corpus.
 
-Usage: .venv/bin/python bench/extract_bench.py [--peers] [--repeat N]
+Usage: .venv/bin/python bench/extract_bench.py [--peers] [--repeat N] [--readers]
 From ``python -m bench``: :func:`run` appends a Markdown section to the report.
+``--readers``: the compiled CSS and script readers alone on the pages' style texts and scripts.
 
 Prints F1 / P / R (the Scrapinghub benchmark's metric, re-implemented from
 ../shared/corpus/article-extraction/README.md) and pages/s on one core for the whole
@@ -21,6 +22,7 @@ import time
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -278,8 +280,7 @@ def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000, 5
             for path in ((True, False) if native else (False,)):
                 document.NATIVE = path
                 try:
-                    times.append(min(_cpu(lambda text=text: extract(text, "http://x.example/", "UTF-8"))
-                                     for _ in range(3)))
+                    times.append(min(_cpu(partial(extract, text, "http://x.example/", "UTF-8")) for _ in range(3)))
                 finally:
                     document.NATIVE = native
             extracted = extract(text, "http://x.example/", "UTF-8")
@@ -292,6 +293,45 @@ def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000, 5
             lines.append(f"| {name} | {len(text.encode()) / 1e6:.1f} MB | {fast} | {rate} | "
                          f"{times[-1]:.3f} | {result} |")
     lines.append("")
+
+
+def page_texts(pages: list[tuple[str, str, str, str]]) -> dict[str, list[str]]:
+    """The style texts (``style`` elements and attributes) and the read inline scripts of
+    ``pages``, as the links walk reads them (tests/unit/test_url_text.py reads the same)."""
+    from pipeline.extract.reference_tree import parse_document
+    from pipeline.extract.url_attributes import script_is_read
+
+    texts: dict[str, list[str]] = {"css": [], "script": []}
+    for _, _, html, _ in pages:
+        tree = parse_document(html)
+        texts["css"] += [node.text(deep=False) for node in tree.css("style")]
+        texts["css"] += [node.attributes["style"] or "" for node in tree.css("[style]")]
+        texts["script"] += [node.text(deep=False) for node in tree.css("script")
+                            if "src" not in node.attributes
+                            and script_is_read(node.attributes.get("type"), node.attributes.get("language"))]
+    return texts
+
+
+def reader_rates(pages: list[tuple[str, str, str, str]], repeat: int = 3) -> list[str]:
+    """The compiled CSS and script readers (``_urltext.c`` through ``_document.css_urls`` and
+    ``script_urls``: each URL found made a ``str``) on the pages' texts: MB of UTF-8 per
+    CPU-second, best of ``repeat``."""
+    from pipeline.extract import _document  # type: ignore[attr-defined]
+
+    lines = ["| reader | texts | MB | URLs found | MB/s (CPU) |", "|---|---|---|---|---|"]
+    every = page_texts(pages)
+    for name, texts, read in (("CSS (`css_urls`)", every["css"], _document.css_urls),
+                              ("scripts (`script_urls`)", every["script"], _document.script_urls)):
+        size = sum(len(text.encode("utf-8", "surrogatepass")) for text in texts) / 1e6
+        found = sum(len(read(text)) for text in texts)
+        best = min(_cpu(partial(_read_all, read, texts)) for _ in range(repeat))
+        lines.append(f"| {name} | {len(texts):,} | {size:.1f} | {found:,} | {size / best:.0f} |")
+    return lines
+
+
+def _read_all(read: Callable[[str], list[str]], texts: list[str]) -> None:
+    for text in texts:
+        read(text)
 
 
 def _cpu(fn: Callable[[], object]) -> float:
@@ -313,15 +353,20 @@ def main() -> None:
     parser.add_argument("--hostile", action="store_true", help="only the hostile-page rows")
     parser.add_argument("--only", default="", help="with --hostile: the rows whose name holds this")
     parser.add_argument("--write-cost", action="store_true", help="only the links table's write cost")
+    parser.add_argument("--readers", action="store_true",
+                        help="only the compiled CSS and script readers on the pages' texts (MB/s)")
     args = parser.parse_args()
+    if args.readers:
+        sys.path.insert(0, str(ROOT))
+        print("\n".join(reader_rates(load_corpus(), args.repeat)))
+        return
+    lines: list[str] = []
     if args.write_cost:
         sys.path.insert(0, str(ROOT))
-        lines = []
         link_write_cost(lines, load_corpus(), args.repeat)
         print("\n".join(lines))
         return
     if args.hostile:
-        lines: list[str] = []
         hostile(lines, only=args.only)
         print("\n".join(lines))
         return
@@ -329,10 +374,16 @@ def main() -> None:
     pages = load_corpus()
     _ours(pages[0][2], pages[0][1])  # load the language model outside the timing
     fns = {"redecode": _ours, **(_peers() if args.peers else {})}
+    mb = sum(len(html.encode("utf-8")) for _, _, html, _ in pages) / 1e6  # (per page: mb / len(pages))
     alone = measure_alone(fns, pages, args.repeat)
-    for name, (m, rate) in measure(fns, pages, args.repeat).items():
+    results = measure(fns, pages, args.repeat)
+    reference = results["resiliparse"][1] if "resiliparse" in results else 0.0
+    for name, (m, rate) in results.items():
+        ratio = f"  {rate / reference:.2f}x resiliparse (turns), " \
+                f"{alone[name] / alone['resiliparse']:.2f}x (alone)" if reference else ""
         print(f"{name:12s} F1 {m['f1']:.3f}  P {m['precision']:.3f}  R {m['recall']:.3f}  "
-              f"{rate:7.1f} pages/s (turns)  {alone[name]:7.1f} pages/s (alone)")
+              f"{rate:7.1f} pages/s {rate * mb / len(pages):5.1f} MB/s (turns)  "
+              f"{alone[name]:7.1f} pages/s (alone){ratio}")
 
 
 if __name__ == "__main__":

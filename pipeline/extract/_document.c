@@ -51,6 +51,7 @@
 #include <lexbor/tag/tag.h>
 
 #include "_ascii.h"
+#include "_candidates.h"
 #include "_urltext.h"
 
 typedef lxb_dom_node_t lxnode;
@@ -495,24 +496,6 @@ static Py_ssize_t resource_rel_count, js_type_count, json_type_count;
 static PyObject *tag_name_cache[TAG_TABLE];
 static int urls_configured;
 
-/* The attribute named url_names[which], or NULL (as find_attr). */
-static lxattr *find_named(const lxnode *n, int which) {
-    const char *name = url_names[which];
-    size_t name_len = url_name_len[which];
-    uintptr_t want = url_name_id[which];
-    for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
-        uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
-        if (id < LXB_DOM_ATTR__LAST_ENTRY) {
-            if (want && id == want) return a;
-            continue;
-        }
-        size_t len;
-        const lxb_char_t *q = lxb_dom_attr_qualified_name(a, &len);
-        if (q != NULL && len == name_len && memcmp(q, name, name_len) == 0) return a;
-    }
-    return NULL;
-}
-
 static int in_words(const unsigned char *s, size_t n, char **words, size_t *lens, Py_ssize_t count) {
     for (Py_ssize_t k = 0; k < count; k++) {
         if (lens[k] == n && ascii_ci_equals(s, n, words[k])) return 1;
@@ -557,12 +540,75 @@ static int script_is_read(const lxstr *type, const lxstr *language) {
     return memchr(t, '/', n) != NULL && n >= 5 && ascii_ci_equals(t + n - 5, 5, "+json");
 }
 
+/* An attribute name outside Lexbor's static table has an id of its document's own (a
+ * pointer value, one per name): the url_names index of each such id met, remembered per walk. */
+#define NAME_CACHE 64
+/* rel values of the last few candidates, each with its object's index: pages repeat a
+ * few (nofollow, noopener) on many links */
+#define REL_CACHE 8
 typedef struct {
-    PyObject *out, *refresh;  /* the candidates; the meta refresh contents */
+    const unsigned char *data;
+    size_t len;
+    uint32_t index;
+} rel_slot;
+
+typedef struct {
+    PyObject *refresh;  /* the meta refresh contents */
+    /* the candidates, packed (_candidates.h): the records, and the objects they index */
+    buf_t pack;
+    PyObject *objects;
+    uint32_t tag_index[TAG_TABLE];  /* each static tag's name in objects (0: not yet) */
+    uint32_t attr_index[MAX_URL_NAMES];
+    rel_slot rels[REL_CACHE];
+    unsigned rel_next;
     buf_t tmp, collapsed;
     Py_ssize_t elements;
     Py_ssize_t limits[URL_KINDS], seen[URL_KINDS];
+    /* the current element's first attribute named url_names[i] (as find_attr compares
+     * names: a static id as an id, another name as a string), found in one pass over its
+     * attribute list, and which entries are set */
+    const lxattr *named[MAX_URL_NAMES];
+    unsigned char set[MAX_URL_NAMES];
+    int set_count;
+    uintptr_t cache_id[NAME_CACHE];
+    signed char cache_index[NAME_CACHE];
 } sources_t;
+
+/* url_names' index of each static attribute id (-1: none of them) */
+static signed char static_url_name[LXB_DOM_ATTR__LAST_ENTRY];
+
+/* The url_names index of the attribute's qualified name, or -1. */
+static int url_name_of(sources_t *st, const lxattr *a) {
+    uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
+    if (id < LXB_DOM_ATTR__LAST_ENTRY) return static_url_name[id];
+    size_t slot = (id >> 4) % NAME_CACHE;
+    if (st->cache_id[slot] == id) return st->cache_index[slot];
+    size_t len;
+    const lxb_char_t *q = lxb_dom_attr_qualified_name(a, &len);
+    int found = -1;
+    for (int i = 0; q != NULL && i < url_name_count; i++) {
+        if (url_name_len[i] == len && memcmp(q, url_names[i], len) == 0) {
+            found = i;
+            break;
+        }
+    }
+    st->cache_id[slot] = id;
+    st->cache_index[slot] = (signed char)found;
+    return found;
+}
+
+/* Fills st->named for the element n: the first attribute of each name, in one pass. */
+static void name_attributes(sources_t *st, const lxnode *n) {
+    for (int k = 0; k < st->set_count; k++) st->named[st->set[k]] = NULL;
+    st->set_count = 0;
+    for (const lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
+        int i = url_name_of(st, a);
+        if (i >= 0 && st->named[i] == NULL) {
+            st->named[i] = a;
+            st->set[st->set_count++] = (unsigned char)i;
+        }
+    }
+}
 
 /* Whether one more URL of `kind` is under its limit (it is counted either way). */
 static inline int take(sources_t *st, int kind) {
@@ -588,33 +634,100 @@ static PyObject *str_of(const lxstr *v) {
     return PyUnicode_DecodeUTF8((const char *)v->data, (Py_ssize_t)v->length, "replace");
 }
 
-/* Appends (kind, tag, attr, value, rel, text) when the kind is under its limit; steals
- * value, rel and text (NULL: an error already set). */
-static int add_source(sources_t *st, int kind, lxnode *n, PyObject *attr, PyObject *value,
-                      PyObject *rel, PyObject *text) {
-    int rc = -1;
-    if (value == NULL || rel == NULL || text == NULL) goto done;
-    PyObject *tag = tag_name(n);
-    if (tag == NULL) goto done;
-    PyObject *item = PyTuple_Pack(6, kind_names[kind], tag, attr ? attr : Py_None, value, rel, text);
-    Py_DECREF(tag);
-    rc = append_new(st->out, item);
-done:
-    Py_XDECREF(value);
-    Py_XDECREF(rel);
-    Py_XDECREF(text);
+/* The index in st->objects of `obj` (a new reference, stolen; NULL: an error already set). */
+static int new_object(sources_t *st, PyObject *obj, uint32_t *index) {
+    if (obj == NULL) return -1;
+    Py_ssize_t at = PyList_GET_SIZE(st->objects);
+    int rc = PyList_Append(st->objects, obj);
+    Py_DECREF(obj);
+    *index = (uint32_t)at;
+    return rc;
+}
+
+static int tag_object(sources_t *st, lxnode *n, uint32_t *index) {
+    uintptr_t id = n->local_name;
+    if (id < TAG_TABLE && st->tag_index[id]) {
+        *index = st->tag_index[id];
+        return 0;
+    }
+    if (new_object(st, tag_name(n), index) < 0) return -1;
+    if (id < TAG_TABLE) st->tag_index[id] = *index;
+    return 0;
+}
+
+static int rel_object(sources_t *st, const lxstr *rel, uint32_t *index) {
+    if (rel == NULL) {
+        *index = OBJECT_NONE;
+        return 0;
+    }
+    for (unsigned k = 0; k < REL_CACHE; k++) {
+        const rel_slot *r = &st->rels[k];
+        if (r->data != NULL && r->len == rel->length && memcmp(r->data, rel->data, rel->length) == 0) {
+            *index = r->index;
+            return 0;
+        }
+    }
+    if (new_object(st, str_of(rel), index) < 0) return -1;
+    st->rels[st->rel_next++ % REL_CACHE] = (rel_slot){rel->data, rel->length, *index};
+    return 0;
+}
+
+static int is_ascii_bytes(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    for (uint64_t w; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ULL) return 0;
+    }
+    for (; i < n; i++)
+        if (s[i] >= 0x80) return 0;
+    return 1;
+}
+
+/* Appends the candidate (kind, n's name, attr, value, rel, text) to the pack: attr is a
+ * url_names index or -1 (None), rel NULL for None, text a new reference or NULL for "". The
+ * value is stored as the UTF-8 of the str the tuple form holds (decoded with "replace"). */
+static int add_source(sources_t *st, int kind, lxnode *n, int attr, const unsigned char *value, size_t len,
+                      const lxstr *rel, PyObject *text) {
+    candidate_head head = {(uint32_t)kind, 0, OBJECT_NONE, OBJECT_NONE, OBJECT_EMPTY, 0};
+    PyObject *decoded = NULL;
+    if (text != NULL && new_object(st, text, &head.text) < 0) return -1;
+    if (tag_object(st, n, &head.tag) < 0 || rel_object(st, rel, &head.rel) < 0) return -1;
+    if (attr >= 0) {
+        if (!st->attr_index[attr] && new_object(st, Py_NewRef(url_name_str[attr]), &st->attr_index[attr]) < 0)
+            return -1;
+        head.attr = st->attr_index[attr];
+    }
+    if (!is_ascii_bytes(value, len)) {
+        Py_ssize_t size;
+        decoded = PyUnicode_DecodeUTF8((const char *)value, (Py_ssize_t)len, "replace");
+        const char *utf8 = decoded ? PyUnicode_AsUTF8AndSize(decoded, &size) : NULL;
+        if (utf8 == NULL) {
+            Py_XDECREF(decoded);
+            return -1;
+        }
+        value = (const unsigned char *)utf8;
+        len = (size_t)size;
+    }
+    if (len > UINT32_MAX) {
+        Py_XDECREF(decoded);
+        PyErr_SetString(PyExc_OverflowError, "a link candidate of 4 GB");
+        return -1;
+    }
+    head.length = (uint32_t)len;
+    int rc = buf_put(&st->pack, &head, sizeof head) < 0 || buf_put(&st->pack, value, len) < 0 ? -1 : 0;
+    Py_XDECREF(decoded);
     return rc;
 }
 
 /* The text of an a (its subtree) or the alt of an area, whitespace collapsed. */
-static PyObject *anchor_text(lxnode *n, buf_t *tmp, buf_t *collapsed) {
+static PyObject *anchor_text(const sources_t *st, lxnode *n, buf_t *tmp, buf_t *collapsed) {
     tmp->len = 0;
     collapsed->len = 0;
     int rc = 0;
     if (n->local_name == LXB_TAG_A) {
         rc = subtree_text(n, tmp);
     } else {
-        const lxstr *alt = attr_value(find_named(n, n_alt));
+        const lxstr *alt = attr_value(st->named[n_alt]);
         if (alt != NULL) rc = buf_put(tmp, alt->data, alt->length);
     }
     int pending = 0;
@@ -631,52 +744,56 @@ static int has_resource_rel(const lxstr *rel) {
     return 0;
 }
 
-/* Adds one candidate per URL of `urls` (a new list of str, or NULL on error), each
- * counted against the kind's limit. */
-static int add_urls(sources_t *st, int kind, lxnode *n, PyObject *attr, PyObject *urls) {
-    if (urls == NULL) return -1;
-    int rc = 0;
-    for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(urls); i++) {
-        if (take(st, kind))
-            rc = add_source(st, kind, n, attr, Py_NewRef(PyList_GET_ITEM(urls, i)), Py_NewRef(Py_None),
-                            PyUnicode_New(0, 0));
-    }
-    Py_DECREF(urls);
-    return rc;
+/* The readers' sink for one element's attribute or content: one candidate per URL, each
+ * counted against the kind's limit (nothing is made for a URL past it). */
+typedef struct {
+    url_sink sink;
+    sources_t *st;
+    int kind, attr;
+    lxnode *node;
+} source_sink;
+
+static int source_put(url_sink *sink, const unsigned char *data, size_t len) {
+    source_sink *to = (source_sink *)sink;
+    if (!take(to->st, to->kind)) return 0;
+    return add_source(to->st, to->kind, to->node, to->attr, data, len, NULL, NULL);
+}
+
+static int add_read(sources_t *st, int kind, lxnode *n, int attr, const unsigned char *s, size_t len,
+                    int (*read)(const unsigned char *, size_t, url_sink *)) {
+    source_sink to = {{source_put}, st, kind, attr, n};
+    return read(s, len, &to.sink);
 }
 
 /* One candidate per token of a space-separated value (ping, itemtype). */
-static int add_tokens(sources_t *st, int kind, lxnode *n, PyObject *attr, const lxstr *v) {
+static int add_tokens(sources_t *st, int kind, lxnode *n, int attr, const lxstr *v) {
     size_t at = 0, len;
     for (const unsigned char *k; (k = next_keyword(v->data, v->length, &at, &len)) != NULL;) {
-        if (take(st, kind) &&
-            add_source(st, kind, n, attr, PyUnicode_DecodeUTF8((const char *)k, (Py_ssize_t)len, "replace"),
-                       Py_NewRef(Py_None), PyUnicode_New(0, 0)) < 0)
-            return -1;
+        if (take(st, kind) && add_source(st, kind, n, attr, k, len, NULL, NULL) < 0) return -1;
     }
     return 0;
 }
 
 static int entry_source(sources_t *st, lxnode *n, const url_entry *e) {
-    const lxstr *v = attr_value(find_named(n, e->name));
+    const lxstr *v = attr_value(st->named[e->name]);
     if (v == NULL || (!e->keep_empty && only_ascii_space(v))) return 0;
     uintptr_t id = n->local_name;
     if (id == LXB_TAG_INPUT && e->name == n_src &&
-        !value_equals_ascii_ci(find_named(n, n_type), "image"))
+        !value_equals_ascii_ci(st->named[n_type], "image"))
         return 0;
     int kind = e->kind;
-    PyObject *attr = url_name_str[e->name];
-    if (e->form == FORM_SRCSET) return add_urls(st, kind, n, attr, srcset_urls(v->data, v->length));
-    if (e->form == FORM_SPACE) return add_tokens(st, kind, n, attr, v);
+    if (e->form == FORM_SRCSET) return add_read(st, kind, n, e->name, v->data, v->length, srcset_read);
+    if (e->form == FORM_SPACE) return add_tokens(st, kind, n, e->name, v);
     if (e->name == n_href && (id == LXB_TAG_A || id == LXB_TAG_AREA || id == LXB_TAG_LINK)) {
-        const lxstr *rel = attr_value(find_named(n, n_rel));
+        const lxstr *rel = attr_value(st->named[n_rel]);
         if (id == LXB_TAG_LINK && has_resource_rel(rel)) kind = K_RESOURCE;
         if (!take(st, kind)) return 0;
-        PyObject *text = id == LXB_TAG_LINK ? PyUnicode_New(0, 0) : anchor_text(n, &st->tmp, &st->collapsed);
-        return add_source(st, kind, n, attr, str_of(v), str_of(rel), text);
+        PyObject *text = NULL;
+        if (id != LXB_TAG_LINK && (text = anchor_text(st, n, &st->tmp, &st->collapsed)) == NULL) return -1;
+        return add_source(st, kind, n, e->name, v->data, v->length, rel, text);
     }
     if (!take(st, kind)) return 0;
-    return add_source(st, kind, n, attr, str_of(v), Py_NewRef(Py_None), PyUnicode_New(0, 0));
+    return add_source(st, kind, n, e->name, v->data, v->length, NULL, NULL);
 }
 
 static int child_text_bytes(const lxnode *n, buf_t *tmp);
@@ -714,6 +831,7 @@ static int sources_visit(sources_t *st, lxnode *n) {
     uintptr_t id = n->local_name;
     if (((const lxelement *)n)->first_attr == NULL && id != LXB_TAG_STYLE && id != LXB_TAG_SCRIPT)
         return 0;
+    name_attributes(st, n);
     if (id < TAG_TABLE) {
         for (int k = 0; k < tag_entry_count[id]; k++) {
             if (entry_source(st, n, &tag_entries[id][k]) < 0) return -1;
@@ -722,25 +840,25 @@ static int sources_visit(sources_t *st, lxnode *n) {
     for (int k = 0; k < global_entry_count; k++) {
         if (entry_source(st, n, &global_entries[k]) < 0) return -1;
     }
-    const lxstr *style = attr_value(find_named(n, n_style));
+    const lxstr *style = attr_value(st->named[n_style]);
     if (style != NULL && (has_byte(style, '(') || has_byte(style, '@')) &&
-        add_urls(st, K_CSS, n, url_name_str[n_style], css_urls(style->data, style->length)) < 0)
+        add_read(st, K_CSS, n, n_style, style->data, style->length, css_read) < 0)
         return -1;
     const unsigned char *text;
     size_t len;
     if (id == LXB_TAG_STYLE) {
         if (child_text_span(n, &st->tmp, &text, &len) < 0) return -1;
         if (len && (memchr(text, '(', len) || memchr(text, '@', len)))
-            return add_urls(st, K_CSS, n, NULL, css_urls(text, len));
+            return add_read(st, K_CSS, n, -1, text, len, css_read);
     } else if (id == LXB_TAG_SCRIPT) {
-        if (find_named(n, n_src) != NULL ||
-            !script_is_read(attr_value(find_named(n, n_type)), attr_value(find_named(n, n_language))))
+        if (st->named[n_src] != NULL ||
+            !script_is_read(attr_value(st->named[n_type]), attr_value(st->named[n_language])))
             return 0;
         if (child_text_span(n, &st->tmp, &text, &len) < 0) return -1;
-        return add_urls(st, K_SCRIPT, n, NULL, script_urls(text, len));
+        return add_read(st, K_SCRIPT, n, -1, text, len, script_read);
     } else if (id == LXB_TAG_META) {
-        const lxstr *equiv = attr_value(find_named(n, n_http_equiv));
-        const lxstr *content = attr_value(find_named(n, n_content));
+        const lxstr *equiv = attr_value(st->named[n_http_equiv]);
+        const lxstr *content = attr_value(st->named[n_content]);
         if (equiv != NULL && content != NULL && ascii_ci_equals(equiv->data, equiv->length, "refresh"))
             return append_new(st->refresh, str_of(content));
     }
@@ -748,7 +866,8 @@ static int sources_visit(sources_t *st, lxnode *n) {
 }
 
 static void sources_free(sources_t *st) {
-    Py_XDECREF(st->out);
+    Py_XDECREF(st->objects);
+    PyMem_Free(st->pack.data);
     Py_XDECREF(st->refresh);
     PyMem_Free(st->tmp.data);
     PyMem_Free(st->collapsed.data);
@@ -1780,42 +1899,76 @@ fail:
     return NULL;
 }
 
-/* facts(limits) -> (elements, candidates, dropped per kind, refresh contents, head facts):
- * the links' candidates (at most limits[k] URLs of kind k) and the metadata walk in one
- * pass over the tree from the document element (selectolax's root). */
-static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
-    sources_t src = {0};
-    PyObject *limits;
-    if (!PyArg_ParseTuple(args, "O!", &PyTuple_Type, &limits)) return NULL;
-    if (!configured || !head_configured || !urls_configured)
-        return PyErr_Format(PyExc_RuntimeError, "configure() first");
-    if (PyTuple_GET_SIZE(limits) != URL_KINDS)
-        return PyErr_Format(PyExc_ValueError, "%d limits expected", URL_KINDS);
-    for (int k = 0; k < URL_KINDS; k++) {
-        src.limits[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(limits, k));
-        if (src.limits[k] == -1 && PyErr_Occurred()) return NULL;
+/* The candidates of a pack as links.link_candidates gives them: a new list of
+ * (kind, tag, attr, value, rel, text). */
+static PyObject *unpacked(const buf_t *pack, PyObject *objects) {
+    PyObject *out = PyList_New(0);
+    size_t at = CANDIDATES_MAGIC_LEN;
+    while (out != NULL && at < pack->len) {
+        candidate_head head;
+        memcpy(&head, pack->data + at, sizeof head);
+        at += sizeof head;
+        PyObject *value = PyUnicode_DecodeUTF8(pack->data + at, (Py_ssize_t)head.length, "strict");
+        at += head.length;
+        PyObject *item = value == NULL ? NULL : PyTuple_Pack(
+            6, kind_names[head.kind], PyList_GET_ITEM(objects, head.tag), PyList_GET_ITEM(objects, head.attr),
+            value, PyList_GET_ITEM(objects, head.rel), PyList_GET_ITEM(objects, head.text));
+        Py_XDECREF(value);
+        if (append_new(out, item) < 0) Py_CLEAR(out);
     }
+    return out;
+}
+
+/* facts(limits, packed=False) -> (elements, candidates, dropped per kind, refresh contents,
+ * head facts): the links' candidates (at most limits[k] URLs of kind k) and the metadata walk
+ * in one pass over the tree from the document element (selectolax's root). The candidates
+ * are a list of (kind, tag, attr, value, rel, text), or with packed, (pack, objects) as
+ * _candidates.h describes them. */
+static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
+    sources_t *src = PyMem_Calloc(1, sizeof *src);
+    PyObject *limits;
+    int packed = 0;
+    if (src == NULL) return PyErr_NoMemory();
     head_t head = {0};
-    PyObject *result = NULL, *unread = NULL;
+    PyObject *result = NULL, *unread = NULL, *candidates = NULL;
+    if (!PyArg_ParseTuple(args, "O!|p", &PyTuple_Type, &limits, &packed)) goto done;
+    if (!configured || !head_configured || !urls_configured) {
+        PyErr_Format(PyExc_RuntimeError, "configure() first");
+        goto done;
+    }
+    if (PyTuple_GET_SIZE(limits) != URL_KINDS) {
+        PyErr_Format(PyExc_ValueError, "%d limits expected", URL_KINDS);
+        goto done;
+    }
+    for (int k = 0; k < URL_KINDS; k++) {
+        src->limits[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(limits, k));
+        if (src->limits[k] == -1 && PyErr_Occurred()) goto done;
+    }
     lxnode *root = lxb_dom_document_root(&self->doc->dom_document);
-    if ((src.out = PyList_New(0)) == NULL || (src.refresh = PyList_New(0)) == NULL ||
-        (head.metas = PyList_New(0)) == NULL || (head.links = PyList_New(0)) == NULL)
+    if ((src->objects = Py_BuildValue("[ON]", Py_None, PyUnicode_New(0, 0))) == NULL ||
+        buf_put(&src->pack, CANDIDATES_MAGIC, CANDIDATES_MAGIC_LEN) < 0 ||
+        (src->refresh = PyList_New(0)) == NULL || (head.metas = PyList_New(0)) == NULL ||
+        (head.links = PyList_New(0)) == NULL)
         goto done;
     FOR_EACH_NODE(root, n) {
-        if (sources_visit(&src, n) < 0 || head_visit(&head, n) < 0) goto done;
+        if (sources_visit(src, n) < 0 || head_visit(&head, n) < 0) goto done;
     }
     if ((unread = PyList_New(URL_KINDS)) == NULL) goto done;
     for (int k = 0; k < URL_KINDS; k++) {
-        Py_ssize_t past = src.seen[k] > src.limits[k] ? src.seen[k] - src.limits[k] : 0;
+        Py_ssize_t past = src->seen[k] > src->limits[k] ? src->seen[k] - src->limits[k] : 0;
         PyObject *count = PyLong_FromSsize_t(past);
         if (count == NULL) goto done;
         PyList_SET_ITEM(unread, k, count);
     }
-    result = Py_BuildValue("(nONON)", src.elements, src.out, unread, src.refresh, head_result(&head));
+    candidates = packed ? Py_BuildValue("(y#O)", src->pack.data, (Py_ssize_t)src->pack.len, src->objects)
+                        : unpacked(&src->pack, src->objects);
+    if (candidates == NULL) goto done;
+    result = Py_BuildValue("(nNNON)", src->elements, candidates, unread, src->refresh, head_result(&head));
     unread = NULL;
 done:
     Py_XDECREF(unread);
-    sources_free(&src);
+    sources_free(src);
+    PyMem_Free(src);
     head_free(&head);
     return result;
 }
@@ -1847,6 +2000,7 @@ static int url_name(PyObject *name) {
     url_names[i] = copy;
     url_name_len[i] = (size_t)len;
     url_name_id[i] = data != NULL && data->attr_id < LXB_DOM_ATTR__LAST_ENTRY ? data->attr_id : 0;
+    if (url_name_id[i]) static_url_name[url_name_id[i]] = (signed char)i;
     url_name_str[i] = Py_NewRef(name);
     PyUnicode_InternInPlace(&url_name_str[i]);
     return i;
@@ -1958,7 +2112,8 @@ static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
 
 static PyMethodDef Document_methods[] = {
     {"facts", (PyCFunction)Document_facts, METH_VARARGS,
-     "facts(limits) -> (elements, link candidates, dropped per kind, refresh contents, head facts)"},
+     "facts(limits, packed=False) -> (elements, link candidates, dropped per kind, refresh contents, "
+     "head facts); packed: the candidates as (pack, objects)"},
     {"main_text", (PyCFunction)Document_main_text, METH_VARARGS,
      "main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share, "
      "article_min_share, prefix_chars) -> (blocks of the scope, visible text length, its first "
@@ -2019,6 +2174,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__document(void) {
     if (PyType_Ready(&DocumentType) < 0) return NULL;
+    if (url_name_count == 0) memset(static_url_name, -1, sizeof static_url_name);
     if (names_document == NULL && (names_document = lxb_html_document_create()) == NULL)
         return PyErr_NoMemory();
     PyObject *m = PyModule_Create(&module);

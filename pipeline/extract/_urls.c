@@ -14,6 +14,7 @@
 
 #include "ada_c.h"
 #include "_ascii.h"
+#include "_candidates.h"
 
 /* The basic URL parser on href (against base when given). An href starting "http://" or
  * "https://" is parsed alone: after a special scheme and "//" the parser is in the
@@ -196,40 +197,6 @@ static int rel_flags(PyObject *rel) {
     return flags;
 }
 
-/* The resolved URL of href (a new reference; None when it does not parse) and, in *host,
- * its host when the scheme is special and the host is not empty (a new reference), else
- * NULL: the one host parser's answer (pipeline.urlhost.parse_host) off the same parse. */
-static PyObject *resolve_with_host(PyObject *href, const char *base, Py_ssize_t base_len,
-                                   PyObject *reencode, int reencode_all, PyObject **host) {
-    *host = NULL;
-    Py_ssize_t len;
-    const char *data = PyUnicode_AsUTF8AndSize(href, &len);
-    if (data == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    ada_url url = parse_href(data, (size_t)len, base, (size_t)base_len);
-    PyObject *result;
-    if (ada_is_valid(url)) {
-        ada_string out = ada_get_href(url);
-        result = PyUnicode_DecodeUTF8(out.data, (Py_ssize_t)out.length, "strict");
-        ada_string name = ada_get_hostname(url);
-        if (result != NULL && name.length && ada_get_scheme_type(url) != 1 /* NOT_SPECIAL */ &&
-            (*host = PyUnicode_DecodeUTF8(name.data, (Py_ssize_t)name.length, "strict")) == NULL)
-            Py_CLEAR(result);
-    } else {
-        result = Py_NewRef(Py_None);
-    }
-    ada_free(url);
-    if (result != NULL && result != Py_None && reencode != Py_None &&
-        (reencode_all || !PyUnicode_IS_ASCII(href))) {
-        Py_SETREF(result, PyObject_CallFunctionObjArgs(reencode, href, result, NULL));
-    }
-    if (result == NULL) Py_CLEAR(*host);
-    return result;
-}
-
 static int kind_of(PyObject *kind) {
     for (int k = 0; k < URL_KINDS; k++) {
         if (kind == kind_names[k]) return k;
@@ -242,6 +209,271 @@ static int kind_of(PyObject *kind) {
 
 enum { WAY_BASE, WAY_PAGE, WAY_SCRIPT, WAY_DOCUMENT_URL, WAYS };
 
+/* What a value resolved to, per way of resolving it: a hash table keyed by (way, the value's
+ * UTF-8 bytes); the keys point into the caller's data (a pack, or the candidates' str). */
+typedef struct {
+    uint64_t hash;
+    const char *key;
+    size_t len;
+    PyObject *url, *internal;  /* new references; internal None when unknown */
+    int way;
+} target_t;
+
+/* The internal flag of each host met (keys: the host's bytes, copied). */
+typedef struct {
+    uint64_t hash;
+    char *key;
+    size_t len;
+    PyObject *internal;  /* a new reference */
+} host_t;
+
+typedef struct {
+    const char *base, *page;
+    Py_ssize_t base_len, page_len;
+    PyObject *page_url, *internal_of, *internal_fn, *reencode;
+    int has_domain, reencode_all;
+    target_t *targets;
+    size_t target_mask, target_count;
+    host_t *hosts;
+    size_t host_mask, host_count;
+    PyObject *rel, *out;  /* the last rel value seen and its nofollow */
+    int rel_nofollow;
+    Py_ssize_t bad;
+} links_t;
+
+static uint64_t bytes_hash(const char *s, size_t n, uint64_t seed) {
+    uint64_t h = seed ^ (n * 0x9E3779B97F4A7C15ULL);
+    size_t i = 0;
+    for (uint64_t w; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s + i, n - i);
+    h = (h ^ w) * 0x94D049BB133111EBULL;
+    return h ^ (h >> 31);
+}
+
+/* Room for one more entry in an open-addressing table of power-of-two size (entries of
+ * `size` bytes whose first field is the hash, 0 marking a free slot). */
+static int table_room(void **slots, size_t *mask, size_t count, size_t size) {
+    if (*slots != NULL && (count + 1) * 2 <= *mask + 1) return 0;
+    size_t cap = *slots != NULL ? (*mask + 1) * 2 : 256;
+    char *grown = PyMem_Calloc(cap, size);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (*slots != NULL) {
+        for (size_t i = 0; i <= *mask; i++) {
+            const char *old = (const char *)*slots + i * size;
+            uint64_t h;
+            memcpy(&h, old, sizeof h);
+            if (h == 0) continue;
+            size_t j = h & (cap - 1);
+            while (((uint64_t *)(void *)(grown + j * size))[0] != 0) j = (j + 1) & (cap - 1);
+            memcpy(grown + j * size, old, size);
+        }
+        PyMem_Free(*slots);
+    }
+    *slots = grown;
+    *mask = cap - 1;
+    return 0;
+}
+
+/* The internal flag of host (borrowed from the cache): internal_of's answer, else
+ * internal_fn's (stored in internal_of too). */
+static PyObject *internal_of_host(links_t *L, const char *host, size_t len) {
+    uint64_t h = bytes_hash(host, len, 0x5bd1e995) | 1;
+    if (table_room((void **)&L->hosts, &L->host_mask, L->host_count, sizeof(host_t)) < 0) return NULL;
+    size_t i = h & L->host_mask;
+    for (; L->hosts[i].hash != 0; i = (i + 1) & L->host_mask) {
+        const host_t *e = &L->hosts[i];
+        if (e->hash == h && e->len == len && memcmp(e->key, host, len) == 0) return e->internal;
+    }
+    PyObject *name = PyUnicode_DecodeUTF8(host, (Py_ssize_t)len, "strict");
+    if (name == NULL) return NULL;
+    PyObject *internal = PyDict_GetItemWithError(L->internal_of, name);  /* borrowed */
+    if (internal != NULL) {
+        Py_INCREF(internal);
+    } else if (!PyErr_Occurred()) {
+        internal = PyObject_CallOneArg(L->internal_fn, name);
+        if (internal != NULL && PyDict_SetItem(L->internal_of, name, internal) < 0) Py_CLEAR(internal);
+    }
+    Py_DECREF(name);
+    char *key = internal != NULL ? PyMem_Malloc(len ? len : 1) : NULL;
+    if (key == NULL) {
+        if (internal != NULL) PyErr_NoMemory();
+        Py_XDECREF(internal);
+        return NULL;
+    }
+    memcpy(key, host, len);
+    L->hosts[i] = (host_t){h, key, len, internal};
+    L->host_count++;
+    return internal;
+}
+
+/* The basic URL parser on the value (against base when given): the href (a new reference;
+ * None when it does not parse) and the host's internal flag (borrowed; None when the page
+ * has no registered domain, the scheme is not special or the host is empty), as
+ * pipeline.urlhost.parse_host reads the host off the same parse. href_obj is the value as a
+ * str, or NULL to make it when the document's encoding needs it. */
+static PyObject *resolve(links_t *L, const char *value, size_t len, PyObject *href_obj, const char *base,
+                         Py_ssize_t base_len, int reencode, PyObject **internal) {
+    *internal = Py_None;
+    ada_url url = parse_href(value, len, base, (size_t)base_len);
+    PyObject *result;
+    if (!ada_is_valid(url)) {
+        ada_free(url);
+        Py_RETURN_NONE;
+    }
+    ada_string out = ada_get_href(url);
+    result = PyUnicode_DecodeUTF8(out.data, (Py_ssize_t)out.length, "strict");
+    ada_string name = ada_get_hostname(url);
+    if (result != NULL && L->has_domain && name.length && ada_get_scheme_type(url) != 1 /* NOT_SPECIAL */ &&
+        (*internal = internal_of_host(L, name.data, name.length)) == NULL)
+        Py_CLEAR(result);
+    ada_free(url);
+    if (result != NULL && reencode && L->reencode != Py_None) {
+        int ascii = 1;
+        for (size_t i = 0; i < len && ascii; i++) ascii = (unsigned char)value[i] < 0x80;
+        if (L->reencode_all || !ascii) {
+            PyObject *href = href_obj != NULL ? Py_NewRef(href_obj)
+                                              : PyUnicode_DecodeUTF8(value, (Py_ssize_t)len, "strict");
+            Py_SETREF(result, href == NULL ? NULL : PyObject_CallFunctionObjArgs(L->reencode, href, result, NULL));
+            Py_XDECREF(href);
+        }
+    }
+    return result;
+}
+
+/* The target of one candidate: (url, internal), borrowed from the table (url None: the value
+ * does not parse), NULL on error. value is NULL for a str that is not a scalar value string
+ * (it has no UTF-8: it does not parse). */
+static target_t *target_of(links_t *L, int way, const char *value, size_t len, PyObject *href_obj) {
+    static target_t unparsed = {0, NULL, 0, NULL, NULL, 0};
+    if (value == NULL) {
+        unparsed.url = Py_None;
+        unparsed.internal = Py_None;
+        return &unparsed;
+    }
+    uint64_t h = bytes_hash(value, len, (uint64_t)way + 1) | 1;
+    if (table_room((void **)&L->targets, &L->target_mask, L->target_count, sizeof(target_t)) < 0) return NULL;
+    size_t i = h & L->target_mask;
+    for (; L->targets[i].hash != 0; i = (i + 1) & L->target_mask) {
+        target_t *e = &L->targets[i];
+        if (e->hash == h && e->way == way && e->len == len && memcmp(e->key, value, len) == 0) return e;
+    }
+    PyObject *url, *internal = Py_None;
+    if (way == WAY_DOCUMENT_URL) {
+        url = L->page_url == Py_None ? Py_NewRef(Py_None)
+            : resolve(L, L->page, (size_t)L->page_len, L->page_url, NULL, 0, 0, &internal);
+        if (url != NULL && url != Py_None) Py_SETREF(url, Py_NewRef(L->page_url));
+    } else if (way == WAY_PAGE) {
+        url = resolve(L, value, len, href_obj, L->page, L->page_len, 1, &internal);
+    } else if (way == WAY_SCRIPT) {
+        url = resolve(L, value, len, href_obj, L->base, L->base_len, 0, &internal);
+    } else {
+        url = resolve(L, value, len, href_obj, L->base, L->base_len, 1, &internal);
+    }
+    if (url == NULL) return NULL;
+    L->targets[i] = (target_t){h, value, len, url, Py_NewRef(internal), way};
+    L->target_count++;
+    return &L->targets[i];
+}
+
+/* Appends the Link of one candidate (or counts a value that does not parse); value_obj is
+ * the value as a str when the caller has one (NULL: made only if needed). */
+static int link_one(links_t *L, int kind, PyObject *tag, PyObject *attr, PyObject *rel, PyObject *text,
+                    const char *value, size_t len, PyObject *value_obj) {
+    int way = WAY_BASE;
+    if ((kind == K_FORM && len == 0 && value != NULL) ||
+        (kind == K_REFRESH && L->page_url != Py_None && value != NULL && (Py_ssize_t)len == L->page_len &&
+         memcmp(value, L->page, len) == 0))
+        way = WAY_DOCUMENT_URL;
+    else if (tag == base_name || PyUnicode_Compare(tag, base_name) == 0)
+        way = WAY_PAGE;
+    else if (kind == K_SCRIPT)
+        way = WAY_SCRIPT;
+    if (PyErr_Occurred()) return -1;
+    target_t *target = target_of(L, way, value, len, value_obj);
+    if (target == NULL) return -1;
+    if (target->url == Py_None) {
+        if (kind != K_SCRIPT) L->bad++;  /* a script string that does not parse is no URL */
+        return 0;
+    }
+    if (rel != L->rel) {
+        L->rel = rel;
+        L->rel_nofollow = rel_flags(rel) & REL_NOFOLLOW;
+    }
+    PyObject *values[LINK_FIELDS] = {target->url, text, rel, tag, attr, kind_names[kind], target->internal,
+                                     L->rel_nofollow ? Py_True : Py_False};
+    return append_link(L->out, values);
+}
+
+/* Parses the arguments common to links() and links_packed() (after the candidates). */
+static int links_start(links_t *L, PyObject *base_obj, PyObject *page_obj) {
+    if (link_type == NULL) {
+        PyErr_Format(PyExc_RuntimeError, "bind_links() first");
+        return -1;
+    }
+    if (base_obj != Py_None && PyBytes_AsStringAndSize(base_obj, (char **)&L->base, &L->base_len) < 0)
+        return -1;
+    if (page_obj != Py_None && PyBytes_AsStringAndSize(page_obj, (char **)&L->page, &L->page_len) < 0)
+        return -1;
+    if ((L->page_url == Py_None) != (page_obj == Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "page_data and page_url go together");
+        return -1;
+    }
+    L->out = PyList_New(0);
+    return L->out == NULL ? -1 : 0;
+}
+
+/* (tuple of Link, bad), and the tables freed. */
+static PyObject *links_end(links_t *L, int ok) {
+    for (size_t i = 0; L->targets != NULL && i <= L->target_mask; i++) {
+        if (L->targets[i].hash == 0) continue;
+        Py_DECREF(L->targets[i].url);
+        Py_DECREF(L->targets[i].internal);
+    }
+    for (size_t i = 0; L->hosts != NULL && i <= L->host_mask; i++) {
+        if (L->hosts[i].hash == 0) continue;
+        PyMem_Free(L->hosts[i].key);
+        Py_DECREF(L->hosts[i].internal);
+    }
+    PyMem_Free(L->targets);
+    PyMem_Free(L->hosts);
+    PyObject *made = ok ? PyList_AsTuple(L->out) : NULL;
+    Py_XDECREF(L->out);
+    if (made == NULL) return NULL;
+    return Py_BuildValue("(Nn)", made, L->bad);
+}
+
+/* One candidate tuple (kind, tag, attr, value, rel, text) as link_one takes it. */
+static int link_of_tuple(links_t *L, PyObject *c) {
+    if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 6 || !PyUnicode_Check(PyTuple_GET_ITEM(c, 3)) ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(c, 1))) {
+        PyErr_SetString(PyExc_TypeError, "candidates are (kind, tag: str, attr, value: str, rel, text)");
+        return -1;
+    }
+    int kind = kind_of(PyTuple_GET_ITEM(c, 0));
+    if (kind < 0) {
+        PyErr_SetString(PyExc_ValueError, "unknown kind");
+        return -1;
+    }
+    PyObject *value = PyTuple_GET_ITEM(c, 3);
+    Py_ssize_t len;
+    const char *data = PyUnicode_AsUTF8AndSize(value, &len);
+    if (data == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return -1;
+        PyErr_Clear();  /* a lone surrogate: not a scalar value string */
+        len = PyUnicode_GET_LENGTH(value);  /* (only "empty or not" matters then) */
+    }
+    return link_one(L, kind, PyTuple_GET_ITEM(c, 1), PyTuple_GET_ITEM(c, 2), PyTuple_GET_ITEM(c, 4),
+                    PyTuple_GET_ITEM(c, 5), data, data != NULL ? (size_t)len : (size_t)len, value);
+}
+
 /* links(candidates, base, page_data, page_url, has_domain, internal_of, internal_fn,
  *       reencode, reencode_all) -> (tuple of Link, bad)
  * candidates: [(kind, tag, attr, value, rel, text)] as links.link_candidates gives them; base: the
@@ -249,108 +481,60 @@ enum { WAY_BASE, WAY_PAGE, WAY_SCRIPT, WAY_DOCUMENT_URL, WAYS };
  * and as str, or None; has_domain: whether the page has a registered domain (else every
  * internal flag is None); internal_of: {host: internal} (read and filled); internal_fn:
  * host -> internal for a host not in it; reencode: (href, url) -> url in the document's
- * encoding, called for non-ASCII hrefs (every href when reencode_all), or None. */
+ * encoding, called for non-ASCII hrefs (every href when reencode_all), or None. Each
+ * distinct value is resolved once per way of resolving it. */
 static PyObject *links(PyObject *self, PyObject *args) {
-    PyObject *candidates, *base_obj, *page_obj, *page_url, *internal_of, *internal_fn, *reencode;
-    int has_domain, reencode_all;
-    if (!PyArg_ParseTuple(args, "O!OOOpO!OOp", &PyList_Type, &candidates, &base_obj, &page_obj, &page_url,
-                          &has_domain, &PyDict_Type, &internal_of, &internal_fn, &reencode, &reencode_all))
+    PyObject *candidates, *base_obj, *page_obj;
+    links_t L = {0};
+    if (!PyArg_ParseTuple(args, "O!OOOpO!OOp", &PyList_Type, &candidates, &base_obj, &page_obj, &L.page_url,
+                          &L.has_domain, &PyDict_Type, &L.internal_of, &L.internal_fn, &L.reencode,
+                          &L.reencode_all))
         return NULL;
-    if (link_type == NULL) return PyErr_Format(PyExc_RuntimeError, "bind_links() first");
-    const char *base = NULL, *page = NULL;
-    Py_ssize_t base_len = 0, page_len = 0;
-    if (base_obj != Py_None && PyBytes_AsStringAndSize(base_obj, (char **)&base, &base_len) < 0)
+    if (links_start(&L, base_obj, page_obj) < 0) return links_end(&L, 0);
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(candidates); i++)
+        ok = link_of_tuple(&L, PyList_GET_ITEM(candidates, i)) == 0;
+    return links_end(&L, ok);
+}
+
+/* links_packed(pack, objects, extra, base, page_data, page_url, has_domain, internal_of,
+ *              internal_fn, reencode, reencode_all) -> (tuple of Link, bad)
+ * links() over the candidates of a pack (_candidates.h: pack, the bytes; objects, the list
+ * its records index) followed by the candidate tuples of `extra`. */
+static PyObject *links_packed(PyObject *self, PyObject *args) {
+    PyObject *pack, *objects, *extra, *base_obj, *page_obj;
+    links_t L = {0};
+    if (!PyArg_ParseTuple(args, "O!O!O!OOOpO!OOp", &PyBytes_Type, &pack, &PyList_Type, &objects, &PyList_Type,
+                          &extra, &base_obj, &page_obj, &L.page_url, &L.has_domain, &PyDict_Type,
+                          &L.internal_of, &L.internal_fn, &L.reencode, &L.reencode_all))
         return NULL;
-    if (page_obj != Py_None && PyBytes_AsStringAndSize(page_obj, (char **)&page, &page_len) < 0)
-        return NULL;
-    PyObject *targets[WAYS] = {NULL}, *out = PyList_New(0);  /* per way: value -> (url, internal) */
-    Py_ssize_t bad = 0;
-    if (out == NULL) goto fail;
-    for (int w = 0; w < WAYS; w++) {
-        if ((targets[w] = PyDict_New()) == NULL) goto fail;
+    if (links_start(&L, base_obj, page_obj) < 0) return links_end(&L, 0);
+    const char *data = PyBytes_AS_STRING(pack);
+    size_t n = (size_t)PyBytes_GET_SIZE(pack), at = CANDIDATES_MAGIC_LEN;
+    size_t count = (size_t)PyList_GET_SIZE(objects);
+    int ok = n >= at && memcmp(data, CANDIDATES_MAGIC, at) == 0;
+    if (!ok) PyErr_SetString(PyExc_ValueError, "not a pack of link candidates");
+    while (ok && at < n) {
+        candidate_head head;
+        ok = n - at >= sizeof head;
+        if (ok) {
+            memcpy(&head, data + at, sizeof head);
+            at += sizeof head;
+            ok = head.kind < URL_KINDS && head.tag < count && head.attr < count && head.rel < count &&
+                 head.text < count && head.length <= n - at && PyUnicode_Check(PyList_GET_ITEM(objects, head.tag));
+        }
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "not a pack of link candidates");
+            break;
+        }
+        ok = link_one(&L, (int)head.kind, PyList_GET_ITEM(objects, head.tag), PyList_GET_ITEM(objects, head.attr),
+                      PyList_GET_ITEM(objects, head.rel), PyList_GET_ITEM(objects, head.text), data + at,
+                      head.length, NULL) == 0;
+        at += head.length;
     }
-    Py_ssize_t n = PyList_GET_SIZE(candidates);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *c = PyList_GET_ITEM(candidates, i);
-        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 6 || !PyUnicode_Check(PyTuple_GET_ITEM(c, 3))) {
-            PyErr_SetString(PyExc_TypeError, "candidates are (kind, tag, attr, value: str, rel, text)");
-            goto fail;
-        }
-        PyObject *tag = PyTuple_GET_ITEM(c, 1), *value = PyTuple_GET_ITEM(c, 3);
-        PyObject *rel = PyTuple_GET_ITEM(c, 4);
-        int kind = kind_of(PyTuple_GET_ITEM(c, 0));
-        if (kind < 0) {
-            PyErr_SetString(PyExc_ValueError, "unknown kind");
-            goto fail;
-        }
-        int way = WAY_BASE;
-        if ((kind == K_FORM && PyUnicode_GET_LENGTH(value) == 0) ||
-            (kind == K_REFRESH && page_url != Py_None && PyUnicode_Compare(value, page_url) == 0))
-            way = WAY_DOCUMENT_URL;
-        else if (tag == base_name || PyUnicode_Compare(tag, base_name) == 0)
-            way = WAY_PAGE;
-        else if (kind == K_SCRIPT)
-            way = WAY_SCRIPT;
-        if (PyErr_Occurred()) goto fail;
-        PyObject *target = PyDict_GetItemWithError(targets[way], value);  /* borrowed */
-        if (target == NULL) {
-            if (PyErr_Occurred()) goto fail;
-            PyObject *url, *host;
-            if (way == WAY_DOCUMENT_URL) {
-                url = page_url == Py_None ? Py_NewRef(Py_None)
-                    : resolve_with_host(page_url, NULL, 0, Py_None, 0, &host);
-                if (page_url == Py_None) host = NULL;
-                if (url != NULL && url != Py_None) Py_SETREF(url, Py_NewRef(page_url));
-            } else if (way == WAY_PAGE) {
-                url = resolve_with_host(value, page, page_len, reencode, reencode_all, &host);
-            } else if (way == WAY_SCRIPT) {
-                url = resolve_with_host(value, base, base_len, Py_None, 0, &host);
-            } else {
-                url = resolve_with_host(value, base, base_len, reencode, reencode_all, &host);
-            }
-            if (url == NULL) goto fail;
-            PyObject *internal = Py_None;  /* borrowed from internal_of, or None */
-            PyObject *fresh = NULL;
-            if (url != Py_None && has_domain && host != NULL) {
-                internal = PyDict_GetItemWithError(internal_of, host);
-                if (internal == NULL && !PyErr_Occurred()) {
-                    fresh = PyObject_CallOneArg(internal_fn, host);
-                    if (fresh != NULL && PyDict_SetItem(internal_of, host, fresh) < 0) Py_CLEAR(fresh);
-                    internal = fresh;
-                }
-            }
-            Py_XDECREF(host);
-            if (internal == NULL) {
-                Py_DECREF(url);
-                goto fail;
-            }
-            target = PyTuple_Pack(2, url, internal);
-            Py_DECREF(url);
-            Py_XDECREF(fresh);
-            if (target == NULL) goto fail;
-            int rc = PyDict_SetItem(targets[way], value, target);
-            Py_DECREF(target);  /* the dict holds it */
-            if (rc < 0) goto fail;
-        }
-        PyObject *url = PyTuple_GET_ITEM(target, 0);
-        if (url == Py_None) {
-            if (kind != K_SCRIPT) bad++;  /* a script string that does not parse is no URL */
-            continue;
-        }
-        PyObject *values[LINK_FIELDS] = {url, PyTuple_GET_ITEM(c, 5), rel, tag, PyTuple_GET_ITEM(c, 2),
-                                         kind_names[kind], PyTuple_GET_ITEM(target, 1),
-                                         (rel_flags(rel) & REL_NOFOLLOW) ? Py_True : Py_False};
-        if (append_link(out, values) < 0) goto fail;
-    }
-    for (int w = 0; w < WAYS; w++) Py_DECREF(targets[w]);
-    PyObject *made = PyList_AsTuple(out);
-    Py_DECREF(out);
-    if (made == NULL) return NULL;
-    return Py_BuildValue("(Nn)", made, bad);
-fail:
-    for (int w = 0; w < WAYS; w++) Py_XDECREF(targets[w]);
-    Py_XDECREF(out);
-    return NULL;
+    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(extra); i++)
+        ok = link_of_tuple(&L, PyList_GET_ITEM(extra, i)) == 0;
+    return links_end(&L, ok);
 }
 
 static PyMethodDef methods[] = {
@@ -360,6 +544,9 @@ static PyMethodDef methods[] = {
     {"links", links, METH_VARARGS,
      "links(candidates, base, page_data, page_url, has_domain, internal_of, internal_fn, reencode, "
      "reencode_all) -> (links, bad)"},
+    {"links_packed", links_packed, METH_VARARGS,
+     "links_packed(pack, objects, extra, base, page_data, page_url, has_domain, internal_of, internal_fn, "
+     "reencode, reencode_all) -> (links, bad)"},
     {NULL, NULL, 0, NULL},
 };
 

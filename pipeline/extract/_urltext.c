@@ -87,12 +87,30 @@ static inline int hex_value(unsigned char c) {
 
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-static int append_str(PyObject *out, const tbuf *b) {
-    PyObject *s = PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
+static inline int put_url(url_sink *out, const tbuf *b) {
+    return out->put(out, (const unsigned char *)(b->data ? b->data : ""), b->len);
+}
+
+/* A sink that appends each URL to a list as a str. */
+typedef struct {
+    url_sink sink;
+    PyObject *list;
+} list_sink;
+
+static int list_put(url_sink *sink, const unsigned char *data, size_t len) {
+    PyObject *s = PyUnicode_DecodeUTF8((const char *)data, (Py_ssize_t)len, "replace");
     if (s == NULL) return -1;
-    int rc = PyList_Append(out, s);
+    int rc = PyList_Append(((list_sink *)sink)->list, s);
     Py_DECREF(s);
     return rc;
+}
+
+/* read(s, n, sink) with the URLs collected in a new list. */
+static PyObject *read_into_list(const unsigned char *s, size_t n, int (*read)(const unsigned char *, size_t, url_sink *)) {
+    list_sink out = {{list_put}, PyList_New(0)};
+    if (out.list == NULL) return NULL;
+    if (read(s, n, &out.sink) < 0) Py_CLEAR(out.list);
+    return out.list;
 }
 
 /* ---- srcset (srcset.parse_srcset) ---------------------------------------------------- */
@@ -176,11 +194,9 @@ static int descriptors_ok(const tbuf *d, const size_t *starts, const size_t *len
     return !(height && !width);
 }
 
-PyObject *srcset_urls(const unsigned char *s, size_t n) {
-    PyObject *out = PyList_New(0);
+int srcset_read(const unsigned char *s, size_t n, url_sink *out) {
     tbuf url = {0}, d = {0};
     size_t *starts = NULL, *lens = NULL, cap = 0, count;
-    if (out == NULL) return NULL;
     size_t p = 0;
     for (;;) {
         while (p < n && (is_ws(s[p]) || s[p] == ',')) p++;
@@ -258,21 +274,22 @@ PyObject *srcset_urls(const unsigned char *s, size_t n) {
         }
         int ok = descriptors_ok(&d, starts, lens, count);
         if (ok < 0) goto fail;
-        if (ok && url.len && append_str(out, &url) < 0) goto fail;
+        if (ok && url.len && put_url(out, &url) < 0) goto fail;
     }
     PyMem_Free(url.data);
     PyMem_Free(d.data);
     PyMem_Free(starts);
     PyMem_Free(lens);
-    return out;
+    return 0;
 fail:
     PyMem_Free(url.data);
     PyMem_Free(d.data);
     PyMem_Free(starts);
     PyMem_Free(lens);
-    Py_DECREF(out);
-    return NULL;
+    return -1;
 }
+
+PyObject *srcset_urls(const unsigned char *s, size_t n) { return read_into_list(s, n, srcset_read); }
 
 /* ---- CSS (css_urls.css_urls) ------------------------------------------------------ */
 /* The input is read as CSS Syntax §3.3 preprocesses it: CR LF, CR and FF are one newline,
@@ -395,17 +412,18 @@ static size_t css_name(const unsigned char *s, size_t i, size_t n, char *lower, 
 typedef struct {
     const unsigned char *s;
     size_t n;
-    PyObject *out;
+    url_sink *out;
     tbuf value;
     unsigned char *parens;  /* per open "(": 1 when it is image-set() */
     size_t depth, parens_cap;
+    size_t image_sets;  /* how many of the open "(" are image-set() */
     int prelude;  /* 0, 1 import, 2 namespace */
     int prelude_fresh;
 } css_t;
 
 static int css_keep(css_t *t) {
     if (t->value.len == 0 || t->value.data[0] == '#' || t->prelude == 2) return 0;
-    return append_str(t->out, &t->value);
+    return put_url(t->out, &t->value);
 }
 
 static int css_push(css_t *t, unsigned char image_set) {
@@ -420,6 +438,7 @@ static int css_push(css_t *t, unsigned char image_set) {
         t->parens_cap = cap;
     }
     t->parens[t->depth++] = image_set;
+    t->image_sets += image_set;
     return 0;
 }
 
@@ -588,16 +607,110 @@ static size_t css_number(const unsigned char *s, size_t i, size_t n) {
     return i;
 }
 
-PyObject *css_urls(const unsigned char *s, size_t n) {
+/* ---- skipping what cannot matter ----
+ * Outside an @import or @namespace prelude and outside image-set(), only three kinds of
+ * token decide anything: a url token or url( function, an image-set( function, and an
+ * at-keyword (which may open a prelude). Strings and comments matter only in that they hide
+ * what is inside them. Between the bytes below ("specials"), a style sheet holds nothing but
+ * whole tokens that cannot be any of these (idents, numbers, hashes, delimiters, white space,
+ * CDO/CDC, ")", ";{}" all end before a special, and none holds one): css_skip jumps from
+ * special to special, and hands the exact tokenizer back the position of the token that
+ * decides, together with the position it must be read past. */
+static unsigned char css_special[256];
+
+/* The first position from i holding a special byte, or n. */
+static inline size_t css_next_special(const unsigned char *s, size_t i, size_t n) {
+#ifdef __SSE2__
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), sl = _mm_set1_epi8('/'),
+                  at = _mm_set1_epi8('@'), bs = _mm_set1_epi8('\\'), lp = _mm_set1_epi8('(');
+    while (i + 16 <= n) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        const __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                         _mm_or_si128(_mm_cmpeq_epi8(v, sl), _mm_cmpeq_epi8(v, at))),
+            _mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, lp)));
+        const unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
+    while (i < n && !css_special[s[i]]) i++;
+    return i;
+}
+
+/* Whether s[from..to) ends with `word` (ASCII lowercase) in any ASCII case. */
+static inline int css_ends_with(const unsigned char *s, size_t from, size_t to, const char *word, size_t len) {
+    if (to - from < len) return 0;
+    for (size_t k = 0; k < len; k++)
+        if (ascii_lower(s[to - len + k]) != (unsigned char)word[k]) return 0;
+    return 1;
+}
+
+/* From the token start i, with no prelude open and no image-set() open: the start of the
+ * first token that may matter (n when none), and in *until a position inside that token
+ * or the one after it: the exact tokenizer takes over there and reads past *until. */
+static size_t css_skip(const unsigned char *s, size_t i, size_t n, size_t *until) {
+    for (;;) {
+        const size_t p = css_next_special(s, i, n);
+        if (p >= n) return n;
+        const unsigned char c = s[p];
+        *until = p + 1;
+        if (c == '"' || c == '\'') {  /* a string token starts here: skipped */
+            int valid;
+            i = css_skip_string(s, p, n, &valid);
+        } else if (c == '/') {
+            if (p + 1 < n && s[p + 1] == '*') {  /* a comment */
+                const unsigned char *close = NULL, *from = s + p + 2, *end = s + n;
+                while (from < end && (close = memchr(from, '*', (size_t)(end - from))) != NULL) {
+                    if (close + 1 < end && close[1] == '/') break;
+                    from = close + 1;
+                    close = NULL;
+                }
+                i = close == NULL ? n : (size_t)(close - s) + 2;
+            } else {
+                i = p + 1;  /* a delimiter */
+            }
+        } else if (c == '@') {
+            if (!css_ident_starts(s, p + 1, n)) {
+                i = p + 1;  /* a delimiter */
+                continue;
+            }
+            char lower[16];
+            int fits;
+            size_t end = css_name(s, p + 1, n, lower, sizeof lower, &fits);
+            if (fits && (strcmp(lower, "import") == 0 || strcmp(lower, "namespace") == 0)) return p;
+            i = end;  /* another at-keyword: the prelude stays closed */
+        } else if (c == '(') {
+            /* The end of a function token (or a "(" token): it matters when its name may be
+             * url or image-set. The name, escapes aside (a backslash is a special), is the
+             * run of name code points before it, and ends with the word. */
+            size_t r = p;
+            while (r > i && css_name_char(s[r - 1])) r--;
+            if (css_ends_with(s, r, p, "url", 3) || css_ends_with(s, r, p, "image-set", 9)) return i;
+            i = p + 1;
+        } else {  /* a backslash: an escape inside a token that starts after i */
+            return i;
+        }
+    }
+}
+
+int css_read(const unsigned char *s, size_t n, url_sink *out) {
     if (!css_plain_name['a']) {
         for (int b = 0; b < 256; b++)
             css_plain_name[b] = (unsigned char)((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
                                                 (b >= '0' && b <= '9') || b == '_' || b == '-');
+        for (const char *c = "\"'/@\\("; *c; c++) css_special[(unsigned char)*c] = 1;
     }
-    css_t t = {s, n, PyList_New(0), {0}, NULL, 0, 0, 0, 0};
-    if (t.out == NULL) return NULL;
-    size_t i = 0;
+    css_t t = {s, n, out, {0}, NULL, 0, 0, 0, 0, 0};
+    size_t i = 0, until = 0;
     while (i < n) {
+        if (i >= until && t.prelude == 0 && t.image_sets == 0) {
+            /* (the "(" still open are not image-set(): their count no longer matters) */
+            t.depth = 0;
+            t.prelude_fresh = 0;
+            i = css_skip(s, i, n, &until);
+            if (i >= n) break;
+        }
         unsigned char c = s[i];
         if (css_ws(c)) {
             i = css_skip_ws(s, i, n);
@@ -647,7 +760,7 @@ PyObject *css_urls(const unsigned char *s, size_t n) {
             if (css_push(&t, 0) < 0) goto fail;
             i++;
         } else if (c == ')') {
-            if (t.depth) t.depth--;
+            if (t.depth) t.image_sets -= t.parens[--t.depth];
             i++;
         } else if (c == ';' || c == '{' || c == '}') {
             t.prelude = 0;
@@ -658,13 +771,14 @@ PyObject *css_urls(const unsigned char *s, size_t n) {
     }
     PyMem_Free(t.value.data);
     PyMem_Free(t.parens);
-    return t.out;
+    return 0;
 fail:
     PyMem_Free(t.value.data);
     PyMem_Free(t.parens);
-    Py_DECREF(t.out);
-    return NULL;
+    return -1;
 }
+
+PyObject *css_urls(const unsigned char *s, size_t n) { return read_into_list(s, n, css_read); }
 
 /* ---- scripts (script_strings.string_literals + url_like) ------------------------------ */
 
@@ -907,7 +1021,7 @@ static int url_like(const unsigned char *s, size_t n) {
 typedef struct {
     const unsigned char *s;
     size_t n;
-    PyObject *out;
+    url_sink *out;
     jsval v;
     size_t *templates;
     size_t depth, cap;
@@ -916,7 +1030,7 @@ typedef struct {
 static int js_keep(js_t *t) {
     if (jsval_end(&t->v) < 0) return -1;
     if (!url_like((const unsigned char *)t->v.b.data, t->v.b.len)) return 0;
-    return append_str(t->out, &t->v.b);
+    return put_url(t->out, &t->v.b);
 }
 
 /* Bytes that end a plain run inside a string literal (per quote), a template, a comment. */
@@ -1109,16 +1223,120 @@ static size_t js_line_comment(const unsigned char *s, size_t i, size_t n) {
     }
 }
 
-PyObject *script_urls(const unsigned char *s, size_t n) {
+/* ---- skipping what cannot matter ----
+ * Outside a template's substitutions, the reading loop's tokens between the bytes below
+ * ("specials": quotes, "`", "/", "\\", non-ASCII bytes, and "<" or "-" when the script holds
+ * "<!--" or "-->") are words, white space, line terminators and one-byte punctuators, none of
+ * which is read: all that the loop keeps of them is its two flags (whether a "/" would start
+ * a regular expression, whether the line has had a token), and both follow from the run's
+ * last token alone. So the loop jumps from special to special, sets the flags from the
+ * run's end, and reads the special's token itself. */
+
+/* The first position from i holding a special (n when none); lt and minus are "<" and "-"
+ * when those are specials, else a quote again. */
+static inline size_t js_next_special(const unsigned char *s, size_t i, size_t n, unsigned char lt,
+                                     unsigned char minus, const unsigned char *special) {
+#ifdef __SSE2__
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bt = _mm_set1_epi8('`'),
+                  sl = _mm_set1_epi8('/'), bs = _mm_set1_epi8('\\'), l = _mm_set1_epi8((char)lt),
+                  m = _mm_set1_epi8((char)minus);
+    while (i + 16 <= n) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        const __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)),
+                         _mm_or_si128(_mm_cmpeq_epi8(v, bt), _mm_cmpeq_epi8(v, sl))),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, l)), _mm_cmpeq_epi8(v, m)));
+        /* (the sign bits: the non-ASCII bytes) */
+        const unsigned mask = (unsigned)(_mm_movemask_epi8(hit) | _mm_movemask_epi8(v));
+        if (mask) return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
+    while (i < n && !special[s[i]]) i++;
+    return i;
+}
+
+/* The flags after the tokens of s[from..to) (ASCII words, white space, line terminators,
+ * punctuators), from the flags before them: a line terminator after the last token sets
+ * line_start; the last token decides regex_ok as the reading loop does. */
+static inline void js_run_flags(const unsigned char *s, size_t from, size_t to, int *regex_ok, int *line_start) {
+    size_t q = to;
+    int newline = 0;
+    while (q > from) {
+        const unsigned char c = s[q - 1];
+        if (c == '\n' || c == '\r') newline = 1;
+        else if (c != ' ' && c != '\t' && c != 0x0B && c != 0x0C) break;
+        q--;
+    }
+    if (q == from) {  /* white space only */
+        if (newline) *line_start = 1;
+        return;
+    }
+    *line_start = newline;
+    const unsigned char c = s[q - 1];
+    if (js_word_table[c]) {  /* a word: the run's words are whole (from starts a token) */
+        size_t w = q - 1;
+        while (w > from && js_word_table[s[w - 1]]) w--;
+        *regex_ok = js_before_expression(s + w, q - w);
+    } else {
+        *regex_ok = c != ')' && c != ']';
+    }
+}
+
+/* Whether s[0..n) holds "<!--" (*open) and "-->" (*close): both hold "--", looked for 16
+ * positions at a time. */
+static void js_html_comments(const unsigned char *s, size_t n, int *open, int *close) {
+    *open = *close = 0;
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i minus = _mm_set1_epi8('-');
+    for (; i + 17 <= n; i += 16) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 1));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, minus), _mm_cmpeq_epi8(b, minus)));
+        for (; mask; mask &= mask - 1) {
+            const size_t p = i + (size_t)__builtin_ctz(mask);  /* s[p] and s[p + 1] are "-" */
+            if (p >= 2 && s[p - 2] == '<' && s[p - 1] == '!') *open = 1;
+            if (p + 2 < n && s[p + 2] == '>') *close = 1;
+        }
+        if (*open && *close) return;
+    }
+#endif
+    for (size_t p = i; p + 1 < n; p++) {
+        if (s[p] != '-' || s[p + 1] != '-') continue;
+        if (p >= 2 && s[p - 2] == '<' && s[p - 1] == '!') *open = 1;
+        if (p + 2 < n && s[p + 2] == '>') *close = 1;
+    }
+}
+
+int script_read(const unsigned char *s, size_t n, url_sink *out) {
     if (!js_tables_ready) {
         js_tables();
         js_classes();
     }
-    js_t t = {s, n, PyList_New(0), {{0}, 0}, NULL, 0, 0};
-    if (t.out == NULL) return NULL;
-    size_t i = 0, end, sp;
+    js_t t = {s, n, out, {{0}, 0}, NULL, 0, 0};
+    size_t i = 0, end, sp, until = 0;
     int regex_ok = 1, line_start = 1;
+    /* "<" and "-" are specials only where an HTML-like comment can start */
+    unsigned char special[256] = {0};
+    int open, close;
+    js_html_comments(s, n, &open, &close);
+    const unsigned char lt = open ? '<' : '"', minus = close ? '-' : '"';
+    for (const char *c = "'\"`/\\"; *c; c++) special[(unsigned char)*c] = 1;
+    special[lt] = special[minus] = 1;
+    memset(special + 0x80, 1, 0x80);
     while (i < n) {
+        if (t.depth == 0 && i >= until) {
+            const size_t p = js_next_special(s, i, n, lt, minus, special);
+            if (p < n && s[p] >= 0x80) {
+                /* a non-ASCII byte may be inside a word or white space: the loop reads
+                 * from i on, past it */
+                until = p + 1;
+            } else {
+                if (p > i) js_run_flags(s, i, p, &regex_ok, &line_start);
+                if (p >= n) break;
+                i = p;
+            }
+        }
         unsigned char c = s[i];
         switch (js_class[c]) {
         case JC_WORD:  /* identifiers, keywords, numbers */
@@ -1233,10 +1451,11 @@ PyObject *script_urls(const unsigned char *s, size_t n) {
 done:
     PyMem_Free(t.v.b.data);
     PyMem_Free(t.templates);
-    return t.out;
+    return 0;
 fail:
     PyMem_Free(t.v.b.data);
     PyMem_Free(t.templates);
-    Py_DECREF(t.out);
-    return NULL;
+    return -1;
 }
+
+PyObject *script_urls(const unsigned char *s, size_t n) { return read_into_list(s, n, script_read); }

@@ -30,7 +30,7 @@ import sys
 from functools import lru_cache
 from typing import Any
 
-from pipeline.extract.links import LinkCandidate
+from pipeline.extract.links import LinkCandidate, Packed
 from pipeline.extract.main_text import (
     BOILERPLATE_PATTERNS,
     BOILERPLATE_ROLES,
@@ -180,6 +180,13 @@ def facts(doc: Any, limits: tuple[int, ...]) -> tuple[int, list[LinkCandidate], 
     reference path."""
     elements, candidates, dropped, refresh, head = doc.facts(limits)
     return elements, candidates, dropped, refresh, HeadFacts(*head)
+
+
+def packed_facts(doc: Any, limits: tuple[int, ...]) -> tuple[int, Packed, list[int], list[str], HeadFacts]:
+    """:func:`facts` with the candidates packed (for :func:`pipeline.extract.links.extract_links`:
+    no Python object per candidate)."""
+    elements, (pack, objects), dropped, refresh, head = doc.facts(limits, True)
+    return elements, Packed(pack, objects), dropped, refresh, HeadFacts(*head)
 
 
 def main_text(doc: Any, drop_boilerplate_tags: bool, drop_hidden: bool, prune_patterns: bool,

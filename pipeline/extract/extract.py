@@ -15,7 +15,14 @@ from pipeline.extract import document
 from pipeline.extract.document import ExtractionLimit, estimate_limits, utf8_of
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
-from pipeline.extract.links import extract_links, link_candidates, refresh_candidate
+from pipeline.extract.links import (
+    PACKED,
+    LinkCandidate,
+    Packed,
+    extract_links,
+    link_candidates,
+    refresh_candidate,
+)
 from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
@@ -85,10 +92,15 @@ def extract(
     tree: Any
     limits = options.max_links.as_tuple()
     dropped: list[int] = [0] * len(KINDS)
+    packed: Packed | None = None
+    candidates: list[LinkCandidate] = []
     try:
         if fast:  # the compiled core: the same results (tests/unit/test_document.py), faster
             tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
-            elements, candidates, dropped, refresh, facts = document.facts(tree, limits)
+            if PACKED:  # (the candidates stay packed until the links are made)
+                elements, packed, dropped, refresh, facts = document.packed_facts(tree, limits)
+            else:
+                elements, candidates, dropped, refresh, facts = document.facts(tree, limits)
         else:
             estimate_limits(data, options.max_open_elements, options.max_attributes)
             tree = parse_document(data)
@@ -117,7 +129,7 @@ def extract(
                 candidates.append(target)
             else:
                 dropped[_REFRESH] += 1
-        links, bad_urls = extract_links(candidates, meta.base_url, page_url, doc_encoding)
+        links, bad_urls = extract_links(candidates, meta.base_url, page_url, doc_encoding, packed)
         _check_budget(deadline, budget, "the links")
     except ExtractionLimit as exc:
         return _empty(page_url, (_failure("links", exc),))

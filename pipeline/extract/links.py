@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import fields
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pipeline.extract.css_urls import css_urls, css_urls_possible
 from pipeline.extract.fields import Link
@@ -54,6 +54,14 @@ from pipeline.urlhost import parse_host, registered_domain
 #: element's content; rel for a/area/link; text is the anchor's text for ``a`` or the
 #: ``alt`` of an ``area``, whitespace collapsed, "" for the others.
 LinkCandidate = tuple[str, str, str | None, str, str | None, str]
+
+
+class Packed(NamedTuple):
+    """The compiled walk's candidates without a Python object per candidate
+    (``pipeline/extract/_candidates.h``): the records, and the objects they index."""
+
+    pack: bytes
+    objects: list[Any]
 #: Per-kind limits, in :data:`KINDS` order.
 Limits = tuple[int, ...]
 _SPLIT = str.maketrans({c: " " for c in "\t\n\x0c\r "})
@@ -169,9 +177,12 @@ def refresh_candidate(contents: list[str], base_url: str | None, page_url: str |
 
 def extract_links(
     candidates: list[LinkCandidate], base_url: str | None, page_url: str | None, encoding: str,
+    packed: Packed | None = None,
 ) -> tuple[tuple[Link, ...], int]:
     """Every link of the document, in order, and the count of URLs that failed to parse
-    (a script string that does not parse is not a URL, not a failure).
+    (a script string that does not parse is not a URL, not a failure). ``packed``: the
+    compiled walk's candidates, which come before ``candidates`` (only where
+    :data:`PACKED` says they can be read).
 
     ``internal`` is whether the target's registered domain equals the page's (None when
     either has none, e.g. ``mailto:`` or a page without URL).
@@ -189,9 +200,16 @@ def extract_links(
     resolve = Resolver(base_url, encoding)
     if _compiled is not None and (args := resolve.compiled_args()) is not None:
         page_data = page_url.encode("utf-8") if page_url is not None else None
-        made, bad = _compiled.links(candidates, args[0], page_data, page_url, page_domain is not None,
-                                    internal_of, internal_fn, args[1], args[2])
+        if packed is not None:
+            made, bad = _compiled.links_packed(packed.pack, packed.objects, candidates, args[0], page_data,
+                                               page_url, page_domain is not None, internal_of, internal_fn,
+                                               args[1], args[2])
+        else:
+            made, bad = _compiled.links(candidates, args[0], page_data, page_url, page_domain is not None,
+                                        internal_of, internal_fn, args[1], args[2])
         return made, bad
+    if packed is not None:
+        raise ValueError("packed candidates need the compiled links (links.PACKED)")
     against_page = Resolver(page_url, encoding)
     as_script = Resolver(base_url, "UTF-8")
     links: list[Link] = []
@@ -266,3 +284,5 @@ def _bind_compiled() -> Any:
 
 
 _compiled = _bind_compiled()
+#: Whether :func:`extract_links` reads packed candidates (the compiled walk's, ``Packed``).
+PACKED = _compiled is not None and hasattr(_compiled, "links_packed")

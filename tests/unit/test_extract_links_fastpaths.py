@@ -4,6 +4,8 @@ text is not split and joined again."""
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,10 +127,49 @@ def test_links_in_one_c_call_on_the_article_pages() -> None:
     total = 0
     limits = (10_000,) * 7
     for _, url, html, _ in pages:
-        _, candidates, _, _, head = document.facts(document.parse(html.encode(), 0, 0, 0.0), limits)
+        tree = document.parse(html.encode(), 0, 0, 0.0)
+        _, candidates, _, _, head = document.facts(tree, limits)
+        _, packed, _, _, _ = document.packed_facts(tree, limits)
         for encoding in ("UTF-8", "windows-1252"):
             base = extract_metadata(head, url, encoding).base_url
             fast = links.extract_links(candidates, base, url, encoding)
             assert fast == _python_links(candidates, base, url, encoding), url
+            # the packed candidates (no tuple per candidate) give the same links
+            assert links.extract_links([], base, url, encoding, packed) == fast, url
             total += len(fast[0])
     assert total > 40_000
+
+
+def _record(kind: int, tag: int, length: int) -> bytes:
+    """One record's head (_candidates.h: kind, tag, attr, rel, text, length as uint32)."""
+    return struct.pack("=6I", kind, tag, 0, 0, 1, length)
+
+
+@pytest.mark.native  # a compiled extension's checks of its input
+@pytest.mark.parametrize("pack", [
+    b"", b"RDC", b"XXXX",  # no magic
+    b"RDC1\x00",  # a record's head cut short
+    b"RDC1" + _record(7, 1, 0),  # no such kind
+    b"RDC1" + _record(0, 9, 0),  # an index past the objects
+    b"RDC1" + _record(0, 0, 0),  # a tag that is not a str (None)
+    b"RDC1" + _record(0, 1, 5) + b"abc",  # a value past the end
+])
+def test_a_malformed_pack_of_candidates_is_refused(pack: bytes) -> None:
+    from pipeline.extract import links
+
+    if not links.PACKED:
+        pytest.skip("pipeline.extract._urls is not built")
+    with pytest.raises(ValueError, match="not a pack of link candidates"):
+        links.extract_links([], None, "http://a.example/", "UTF-8", links.Packed(pack, [None, ""]))
+
+
+def test_a_pack_of_candidates_is_read_only_by_the_compiled_links() -> None:
+    from pipeline.extract import links
+
+    saved = links._compiled
+    links._compiled = None
+    try:
+        with pytest.raises(ValueError, match="need the compiled links"):
+            links.extract_links([], None, "http://a.example/", "UTF-8", links.Packed(b"RDC1", [None, ""]))
+    finally:
+        links._compiled = saved
