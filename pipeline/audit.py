@@ -559,6 +559,18 @@ class Verdict:
         """No gate and no check failed."""
         return not (self.failed_gates or self.failed_checks)
 
+    def gate_rows(self) -> list[tuple[str, Any, list[str], bool | None]]:
+        """Each gate value of the run: (name, value, the gates asked of it as written,
+        whether they passed; None when none was asked)."""
+        failed = {str(gate) for gate in self.failed_gates}
+        rows: list[tuple[str, Any, list[str], bool | None]] = []
+        for name, value in self.values.items():
+            if name == "run_id":
+                continue
+            asked = [str(gate) for gate in self.gates if gate.name == name]
+            rows.append((name, value, asked, not failed & set(asked) if asked else None))
+        return rows
+
 
 def evaluate(
     con: duckdb.DuckDBPyConnection, gates: list[Gate] | tuple[Gate, ...] = (),

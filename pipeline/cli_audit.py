@@ -299,14 +299,8 @@ def audit_command(
 def _gate_table(verdict: audit.Verdict) -> audit.QueryResult:
     from pipeline import audit
 
-    failed = {str(gate) for gate in verdict.failed_gates}
-    rows = []
-    for name, value in verdict.values.items():
-        if name == "run_id":
-            continue
-        asked = [str(gate) for gate in verdict.gates if gate.name == name]
-        status = ("FAILED" if failed & set(asked) else "ok") if asked else ""
-        rows.append((name, value, ", ".join(asked), status))
+    rows = [(name, value, ", ".join(asked), "" if passed is None else "ok" if passed else "FAILED")
+            for name, value, asked, passed in verdict.gate_rows()]
     rows += [(name, len(result.rows), "check", "FAILED" if result.rows else "ok")
              for name, result in verdict.checks.items()]
     return audit.QueryResult("gates", ["gate", "value", "fail-on", "status"], rows)

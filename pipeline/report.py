@@ -174,13 +174,9 @@ def _section(title: str, blurb: str, *content: str) -> str:
 
 def gates_table(verdict: audit.Verdict) -> str:
     """Every gate value of the run, each asked gate and check marked pass or fail."""
-    failed = {str(gate) for gate in verdict.failed_gates}
     rows = []
-    for name, value in verdict.values.items():
-        if name == "run_id":
-            continue
-        asked = [str(gate) for gate in verdict.gates if gate.name == name]
-        mark = _mark(not failed & set(asked)) if asked else "<td>not gated</td>"
+    for name, value, asked, passed in verdict.gate_rows():
+        mark = "<td>not gated</td>" if passed is None else _mark(passed)
         rows.append(f"<tr><td>{_esc(name)}</td><td class='num'>{_fmt(value)}</td>"
                     f"<td>{_esc(', '.join(asked))}</td>{mark}</tr>")
     for name, result in verdict.checks.items():
