@@ -241,7 +241,8 @@ setup(
         # The URLs inside srcset values, style sheets and scripts (_urltext.c) go with them.
         _extension("pipeline.extract._document",
                    ["pipeline/extract/_document.c", "pipeline/extract/_urltext.c"],
-                   depends=["pipeline/extract/_ascii.h", "pipeline/extract/_urltext.h"]),
+                   depends=["pipeline/extract/_ascii.h", "pipeline/extract/_buf.h",
+                            "pipeline/extract/_urltext.h"]),
         # A document's hrefs parsed in one call through ada's C API (pipeline/extract/_urls.c).
         _extension("pipeline.extract._urls", ["pipeline/extract/_urls.c"],
                    depends=["pipeline/extract/_ascii.h"]),

@@ -51,6 +51,7 @@
 #include <lexbor/tag/tag.h>
 
 #include "_ascii.h"
+#include "_buf.h"
 #include "_candidates.h"
 #include "_urltext.h"
 
@@ -97,28 +98,6 @@ static PyObject *role_boilerplate_fn;             /* str -> bool */
 static int configured;
 
 /* ---- growable buffers ---------------------------------------------------------- */
-
-typedef struct {
-    char *data;
-    size_t len, cap;
-} buf_t;
-
-static int buf_put(buf_t *b, const void *src, size_t n) {
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n) cap *= 2;
-        char *grown = PyMem_Realloc(b->data, cap);
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->data + b->len, src, n);
-    b->len += n;
-    return 0;
-}
 
 typedef struct {
     lxnode **items;

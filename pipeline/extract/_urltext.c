@@ -13,38 +13,17 @@
 #include <string.h>
 
 #include "_ascii.h"
+/* Most buffers here hold one string or URL. */
+#define BUF_FIRST_CAP 256
+#include "_buf.h"
 #include "_urltext.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
-/* ---- a growable byte buffer ------------------------------------------------------ */
-
-typedef struct {
-    char *data;
-    size_t len, cap;
-} tbuf;
-
-static int tput(tbuf *b, const void *src, size_t n) {
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n) cap *= 2;
-        char *grown = PyMem_Realloc(b->data, cap);
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, src, n);
-    b->len += n;
-    return 0;
-}
-
 /* Appends code point cp as UTF-8. */
-static int tput_cp(tbuf *b, uint32_t cp) {
+static int buf_put_cp(buf_t *b, uint32_t cp) {
     unsigned char s[4];
     size_t n;
     if (cp < 0x80) { s[0] = (unsigned char)cp; n = 1; }
@@ -56,7 +35,7 @@ static int tput_cp(tbuf *b, uint32_t cp) {
         s[0] = (unsigned char)(0xF0 | cp >> 18); s[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
         s[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F)); s[3] = (unsigned char)(0x80 | (cp & 0x3F)); n = 4;
     }
-    return tput(b, s, n);
+    return buf_put(b, s, n);
 }
 
 /* Length of the UTF-8 sequence starting with byte c (1 for a stray byte). */
@@ -87,7 +66,7 @@ static inline int hex_value(unsigned char c) {
 
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-static inline int put_url(url_sink *out, const tbuf *b) {
+static inline int put_url(url_sink *out, const buf_t *b) {
     return out->put(out, (const unsigned char *)(b->data ? b->data : ""), b->len);
 }
 
@@ -169,7 +148,7 @@ static int density(const unsigned char *s, size_t n, int *negative) {
 }
 
 /* srcset.parse_srcset's descriptor parser over the descriptors (offsets into d). */
-static int descriptors_ok(const tbuf *d, const size_t *starts, const size_t *lens, size_t count) {
+static int descriptors_ok(const buf_t *d, const size_t *starts, const size_t *lens, size_t count) {
     int width = 0, dens = 0, height = 0, flag;
     for (size_t k = 0; k < count; k++) {
         const unsigned char *s = (const unsigned char *)d->data + starts[k];
@@ -195,7 +174,7 @@ static int descriptors_ok(const tbuf *d, const size_t *starts, const size_t *len
 }
 
 int srcset_read(const unsigned char *s, size_t n, url_sink *out) {
-    tbuf url = {0}, d = {0};
+    buf_t url = {0}, d = {0};
     size_t *starts = NULL, *lens = NULL, cap = 0, count;
     size_t p = 0;
     for (;;) {
@@ -204,7 +183,7 @@ int srcset_read(const unsigned char *s, size_t n, url_sink *out) {
         size_t start = p;
         while (p < n && !is_ws(s[p])) p++;
         url.len = 0;
-        if (tput(&url, s + start, p - start) < 0) goto fail;
+        if (buf_put(&url, s + start, p - start) < 0) goto fail;
         d.len = 0;
         count = 0;
         if (url.data[url.len - 1] == ',') {
@@ -225,7 +204,7 @@ int srcset_read(const unsigned char *s, size_t n, url_sink *out) {
                         push = current > 0;
                         done = 1;
                     } else if (c == '(') {
-                        if (tput(&d, "(", 1) < 0) goto fail;
+                        if (buf_put(&d, "(", 1) < 0) goto fail;
                         current++;
                         state = 1;
                     } else if (c < 0) {
@@ -233,12 +212,12 @@ int srcset_read(const unsigned char *s, size_t n, url_sink *out) {
                         done = 1;
                     } else {
                         unsigned char byte = (unsigned char)c;
-                        if (tput(&d, &byte, 1) < 0) goto fail;
+                        if (buf_put(&d, &byte, 1) < 0) goto fail;
                         current++;
                     }
                 } else if (state == 1) {
                     if (c == ')') {
-                        if (tput(&d, ")", 1) < 0) goto fail;
+                        if (buf_put(&d, ")", 1) < 0) goto fail;
                         current++;
                         state = 0;
                     } else if (c < 0) {
@@ -246,7 +225,7 @@ int srcset_read(const unsigned char *s, size_t n, url_sink *out) {
                         done = 1;
                     } else {
                         unsigned char byte = (unsigned char)c;
-                        if (tput(&d, &byte, 1) < 0) goto fail;
+                        if (buf_put(&d, &byte, 1) < 0) goto fail;
                         current++;
                     }
                 } else {
@@ -328,7 +307,7 @@ static inline size_t css_one_ws(const unsigned char *s, size_t i, size_t n) {
 
 /* §4.3.7 consume an escaped code point, i just after the backslash; appends it to b
  * (when b is not NULL) and returns the position after, or (size_t)-1 on error. */
-static size_t css_escaped(const unsigned char *s, size_t i, size_t n, tbuf *b, uint32_t *cp_out) {
+static size_t css_escaped(const unsigned char *s, size_t i, size_t n, buf_t *b, uint32_t *cp_out) {
     uint32_t cp;
     if (i < n && is_hex(s[i])) {
         uint32_t value = 0;
@@ -345,7 +324,7 @@ static size_t css_escaped(const unsigned char *s, size_t i, size_t n, tbuf *b, u
         i += len;
     }
     if (cp_out) *cp_out = cp;
-    if (b != NULL && tput_cp(b, cp) < 0) return (size_t)-1;
+    if (b != NULL && buf_put_cp(b, cp) < 0) return (size_t)-1;
     return i;
 }
 
@@ -413,7 +392,7 @@ typedef struct {
     const unsigned char *s;
     size_t n;
     url_sink *out;
-    tbuf value;
+    buf_t value;
     unsigned char *parens;  /* per open "(": 1 when it is image-set() */
     size_t depth, parens_cap;
     size_t image_sets;  /* how many of the open "(" are image-set() */
@@ -491,13 +470,13 @@ static size_t css_string(css_t *t, size_t i, int *valid) {
             continue;
         }
         if (c == 0) {
-            if (tput_cp(&t->value, 0xFFFD) < 0) return (size_t)-1;
+            if (buf_put_cp(&t->value, 0xFFFD) < 0) return (size_t)-1;
             i++;
             continue;
         }
         size_t run = i + 1;
         while (run < n && s[run] != quote && !css_newline(s[run]) && s[run] != '\\' && s[run] != 0) run++;
-        if (tput(&t->value, s + i, run - i) < 0) return (size_t)-1;
+        if (buf_put(&t->value, s + i, run - i) < 0) return (size_t)-1;
         i = run;
     }
     return i;
@@ -540,7 +519,7 @@ static size_t css_url_token(css_t *t, size_t i) {
             continue;
         }
         if (c == 0) {
-            if (tput_cp(&t->value, 0xFFFD) < 0) return (size_t)-1;
+            if (buf_put_cp(&t->value, 0xFFFD) < 0) return (size_t)-1;
             i++;
             continue;
         }
@@ -548,7 +527,7 @@ static size_t css_url_token(css_t *t, size_t i) {
         while (run < n && !css_ws(s[run]) && s[run] != ')' && s[run] != '"' && s[run] != '\'' &&
                s[run] != '(' && s[run] != '\\' && s[run] != 0 && !css_non_printable(s[run]))
             run++;
-        if (tput(&t->value, s + i, run - i) < 0) return (size_t)-1;
+        if (buf_put(&t->value, s + i, run - i) < 0) return (size_t)-1;
         i = run;
     }
 }
@@ -842,7 +821,7 @@ static int js_before_expression(const unsigned char *s, size_t n) {
 /* A literal's value as UTF-16 turns into a scalar value string (_usv): a pending high
  * surrogate waits for its low half. */
 typedef struct {
-    tbuf b;
+    buf_t b;
     uint32_t high;  /* 0: none pending */
 } jsval;
 
@@ -851,30 +830,30 @@ static int jsval_put(jsval *v, uint32_t cp) {
         if (cp >= 0xDC00 && cp <= 0xDFFF) {
             uint32_t joined = 0x10000 + ((v->high - 0xD800) << 10) + (cp - 0xDC00);
             v->high = 0;
-            return tput_cp(&v->b, joined);
+            return buf_put_cp(&v->b, joined);
         }
         v->high = 0;
-        if (tput_cp(&v->b, 0xFFFD) < 0) return -1;
+        if (buf_put_cp(&v->b, 0xFFFD) < 0) return -1;
     }
     if (cp >= 0xD800 && cp <= 0xDBFF) {
         v->high = cp;
         return 0;
     }
-    return tput_cp(&v->b, (cp >= 0xDC00 && cp <= 0xDFFF) ? 0xFFFD : cp);
+    return buf_put_cp(&v->b, (cp >= 0xDC00 && cp <= 0xDFFF) ? 0xFFFD : cp);
 }
 
 static int jsval_raw(jsval *v, const unsigned char *s, size_t n) {
     if (v->high) {
         v->high = 0;
-        if (tput_cp(&v->b, 0xFFFD) < 0) return -1;
+        if (buf_put_cp(&v->b, 0xFFFD) < 0) return -1;
     }
-    return tput(&v->b, s, n);
+    return buf_put(&v->b, s, n);
 }
 
 static int jsval_end(jsval *v) {
     if (v->high) {
         v->high = 0;
-        return tput_cp(&v->b, 0xFFFD);
+        return buf_put_cp(&v->b, 0xFFFD);
     }
     return 0;
 }
