@@ -204,6 +204,29 @@ def test_a_part_that_failed_in_a_written_record_is_an_errors_row_counted_apart(t
             run_id="p", strict=True)
 
 
+def test_a_page_past_max_parse_bytes_is_written_with_a_partial_error(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[extract]\nmax_parse_bytes = 1000\n")
+    long_page = http_response(b"<title>long</title><p>" + b"word " * 1000 + b"<a href='/late'>l</a>")
+    write_records(tmp_path / "long.warc.gz", [
+        ("response", "http://d.example/long", long_page, {"WARC-Record-ID": "<urn:uuid:c1>"}),
+        ("response", "http://d.example/ok", http_response(b"<p>ok</p>"), {"WARC-Record-ID": "<urn:uuid:c2>"}),
+    ])
+    out = tmp_path / "out"
+    summary = run([str(tmp_path / "long.warc.gz")], out, load_rules(rules), workers=1, run_id="c")
+    assert summary.invariant_ok, summary.problems
+    assert (summary.written, summary.errors, summary.partial_errors) == (2, 0, 1)
+    ((error_type, partial, record_id, message),) = duckdb.execute(
+        "select error_type, is_partial, record_id, message "
+        f"from read_parquet('{out}/errors/run_id=c/*.parquet')").fetchall()
+    assert (error_type, partial, record_id) == ("extract-input-capped", True, "<urn:uuid:c1>")
+    assert "first 1,000 bytes" in message
+    ((title, links, fffd),) = duckdb.execute(
+        "select title, links_count, replacement_chars "
+        f"from read_parquet('{out}/records/run_id=c/*.parquet') where url like '%/long'").fetchall()
+    assert (title, links, fffd) == ("long", 0, 0)  # the link past the cut is not read
+
+
 def test_an_internal_error_in_the_decision_becomes_a_partial_error() -> None:
     # decide() never raises: after an internal error it decodes as the browser default and
     # leaves a signal, which must reach the errors table (and --strict)

@@ -528,7 +528,7 @@ def naive_decode_garbled(body: bytes, content_type: str | None, correct_text: st
             # Any ASCII-compatible codec gives the bytes back; UTF-16/32 labels would not.
             label = requests_encoding_from_content_type(content_type)
             if isinstance(label, str) and _ascii_compatible(label):
-                return body.decode("ascii") != correct_text
+                return not _ascii_equal(body, correct_text)
         naive = _requests_text(body, content_type)
         if naive is None:
             # DEVIATION: requests raises here (no text at all); counted as garbled, since
@@ -541,6 +541,13 @@ def naive_decode_garbled(body: bytes, content_type: str | None, correct_text: st
         return naive != correct_text
     except Exception:  # never raise on bytes from the wild
         return True
+
+
+def _ascii_equal(body: bytes, text: str, step: int = 2**20) -> bool:
+    """``body.decode("ascii") == text`` for an ASCII ``body`` and ``text``, a slice at a time:
+    a page of tens of MB is not copied whole."""
+    return len(body) == len(text) and all(
+        body[i:i + step].decode("ascii") == text[i:i + step] for i in range(0, len(body), step))
 
 
 @functools.lru_cache(maxsize=256)

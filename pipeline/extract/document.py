@@ -161,6 +161,32 @@ def utf8_of(text: str) -> bytes:
         return text.encode("utf-8", "ignore")
 
 
+#: The first word of the ``Extracted.errors`` line of a document cut to ``max_parse_bytes``.
+CAPPED = "input-capped"
+
+
+def parser_input(text: str, utf8: bytes | None, limit: int) -> tuple[bytes, str | None]:
+    """What the parser reads: ``text`` as UTF-8 (``utf8`` when the caller has it), cut to at
+    most ``limit`` bytes before the character that would cross it; and, when it was cut,
+    the ``Extracted.errors`` line that says so (else None). A longer text is never encoded
+    whole: its first ``limit`` characters are at least ``limit`` bytes. ``limit`` 0: no cut."""
+    if not limit:
+        return (utf8 if utf8 is not None else utf8_of(text)), None
+    if utf8 is not None:
+        data, whole = utf8, f"{len(utf8):,} bytes"
+    else:
+        data, whole = utf8_of(text if len(text) <= limit else text[:limit]), f"{len(text):,} characters"
+    if len(data) > limit:
+        end = limit
+        while end > 0 and data[end] & 0xC0 == 0x80:  # a continuation byte: its character began before
+            end -= 1
+        data = data[:end]
+    elif utf8 is not None or len(text) <= limit:
+        return data, None
+    return data, (f"{CAPPED}: the parser read the first {len(data):,} bytes of {whole} "
+                  f"(max_parse_bytes = {limit:,})")
+
+
 def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: float) -> Any:
     """The compiled core's :class:`Document` for the UTF-8 ``data``; raises
     :class:`ExtractionLimit` when the parse passes a limit or the thread CPU ``deadline``

@@ -12,7 +12,7 @@ from typing import Any
 
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.extract import document
-from pipeline.extract.document import ExtractionLimit, estimate_limits, utf8_of
+from pipeline.extract.document import ExtractionLimit, estimate_limits, parser_input
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
 from pipeline.extract.links import (
@@ -86,7 +86,9 @@ def extract(
     page_url = parse_url(url)
     budget = options.time_budget
     deadline = time.thread_time() + budget if budget else 0.0
-    data = utf8 if utf8 is not None else utf8_of(text)
+    data, capped = parser_input(text, utf8, options.max_parse_bytes)
+    if capped:
+        errors.append(capped)
     fast = document.NATIVE
     found: Scan | None = None
     tree: Any
@@ -108,7 +110,7 @@ def extract(
             elements = found.elements
         _check_budget(deadline, budget, "the parse")
     except Exception as exc:  # a limit, or nothing to extract from: the caller records why
-        return _empty(page_url, (_failure("parse", exc),))
+        return _empty(page_url, (*errors, _failure("parse", exc)))
 
     meta = Metadata(None, None, {}, None, page_url, None, None)
     try:
@@ -132,7 +134,7 @@ def extract(
         links, bad_urls = extract_links(candidates, meta.base_url, page_url, doc_encoding, packed)
         _check_budget(deadline, budget, "the links")
     except ExtractionLimit as exc:
-        return _empty(page_url, (_failure("links", exc),))
+        return _empty(page_url, (*errors, _failure("links", exc)))
     except Exception as exc:
         errors.append(_failure("links", exc))
 
@@ -158,7 +160,7 @@ def extract(
                 main_text = second
         _check_budget(deadline, budget, "the main text")
     except ExtractionLimit as exc:
-        return _empty(page_url, (_failure("main-text", exc),))
+        return _empty(page_url, (*errors, _failure("main-text", exc)))
     except Exception as exc:
         errors.append(_failure("main-text", exc))
 

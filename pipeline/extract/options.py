@@ -97,6 +97,12 @@ class ExtractOptions:
       is 51 elements deep).
     - ``max_attributes``: attributes on one start tag.
     - ``time_budget``: CPU seconds for one document's extraction, parse included (0: none).
+
+    A limit that cuts a document (its fields come from the part read, and ``Extracted.errors``
+    says so): ``max_parse_bytes``, the UTF-8 bytes of the document the parser reads (4 MiB:
+    every page of the conformance corpora is under 2 MiB; extraction holds ~9 bytes per
+    byte parsed, so a page of tens of MB would otherwise cost a worker hundreds of MB; 0:
+    none). The encoding decision and the U+FFFD count always see the whole document.
     """
 
     threshold: float = 80.0
@@ -119,6 +125,7 @@ class ExtractOptions:
     max_open_elements: int = 1_024
     max_attributes: int = 1_024
     time_budget: float = 10.0
+    max_parse_bytes: int = 4 * 2**20
 
     def __post_init__(self) -> None:
         # Bad options are a configuration error, raised when the rules file is loaded,
@@ -140,5 +147,7 @@ class ExtractOptions:
         for name in ("max_open_elements", "max_attributes"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ExtractOptions.{name} must be >= 1")
+        if self.max_parse_bytes < 0:
+            raise ValueError("ExtractOptions.max_parse_bytes must be >= 0 (0: none)")
         if not self.time_budget >= 0:
             raise ValueError("ExtractOptions.time_budget must be >= 0 (0: none)")

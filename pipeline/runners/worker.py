@@ -26,7 +26,7 @@ from pipeline.encoding.decision import Decoded
 from pipeline.encoding.mojibake import mojibake_score, naive_decode_garbled
 from pipeline.encoding.sniff.evidence import match_override
 from pipeline.errors import RecordError, Skip
-from pipeline.extract import extract
+from pipeline.extract import CAPPED, extract
 from pipeline.extract.fields import Extracted, Link
 from pipeline.http.response import HttpResponse
 from pipeline.rules import Rules
@@ -142,9 +142,9 @@ def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple
         for signal in decoded.decision.signals if signal.kind == "internal-error"
     ]
     # extract() keeps every field that did come out and lists the parts that failed
-    # ("links: ValueError: ...", "parse: too-deep: ...").
-    found += [("extract", f"extract-{failure.partition(':')[0]}-failed", failure)
-              for failure in fields.errors]
+    # ("links: ValueError: ...", "parse: too-deep: ...") or were cut ("input-capped: ...").
+    found += [("extract", f"extract-{part}" if part == CAPPED else f"extract-{part}-failed", failure)
+              for failure in fields.errors for part in (failure.partition(":")[0],)]
     return tuple(
         RecordError(stage=stage, error_type=error_type, message=message[:2000],  # type: ignore[arg-type]
                     warc_filename=raw.warc_filename, offset=raw.warc_record_offset,

@@ -310,3 +310,41 @@ def test_the_core_takes_no_address_from_python() -> None:
     facts = tree.facts((10,) * 7)
     del tree  # the facts are Python objects: nothing refers into the freed tree
     assert facts[4][2] == "t" and facts[1][0][3] == "/x"
+
+
+@given(st.text(max_size=60), st.integers(min_value=1, max_value=40), st.booleans())
+def test_the_parser_input_is_cut_before_a_character_never_inside_one(
+    text: str, limit: int, given_utf8: bool,
+) -> None:
+    whole = utf8_of(text)
+    data, note = document.parser_input(text, whole if given_utf8 else None, limit)
+    assert data.decode("utf-8").encode() == data  # whole characters only
+    assert whole.startswith(data)
+    if len(whole) <= limit:
+        assert (data, note) == (whole, None)
+    else:
+        assert note is not None and note.startswith(f"{document.CAPPED}: ")
+        assert limit - 3 <= len(data) <= limit  # at most one 4-byte character left out
+
+
+def test_a_document_past_max_parse_bytes_is_extracted_from_its_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = ("<title>T</title><a href='/first'>a</a>" + "<p>" + "é" * 3000 + "</p>"
+            + "<a href='/late'>b</a>")
+    options = ExtractOptions(max_parse_bytes=2000)
+    for native in (True, False):
+        monkeypatch.setattr(document, "NATIVE", native and document.NATIVE)
+        fields = extract(page, "http://a.example/", "utf-8", options)
+        assert fields.title == "T"
+        assert [link.url for link in fields.links] == ["http://a.example/first"]
+        assert fields.main_text == "a\n" + "é" * 979  # (2,000 - 41 bytes of markup) // 2
+        (note,) = fields.errors
+        assert note == ("input-capped: the parser read the first 1,999 bytes of 3,066 characters "
+                        "(max_parse_bytes = 2,000)")
+        whole = extract(page, "http://a.example/", "utf-8")
+        assert whole.errors == () and len(whole.links) == 2
+        uncut = extract(page, "http://a.example/", "utf-8", ExtractOptions(max_parse_bytes=0))
+        assert uncut == whole
+    with pytest.raises(ValueError, match="max_parse_bytes"):
+        ExtractOptions(max_parse_bytes=-1)

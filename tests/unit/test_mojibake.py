@@ -292,3 +292,13 @@ def test_compiled_shares_equal_the_reference_on_real_decodes(corpus) -> None:  #
                     row["path"], codec)
                 compared += 1
     assert compared > 500
+
+
+@pytest.mark.parametrize("change_at", [None, 0, 2**20 - 1, 2**20, 3 * 2**20 + 5])
+def test_ascii_pages_are_compared_a_slice_at_a_time_over_slice_boundaries(change_at: int | None) -> None:
+    body = b"<p>" + b"abcdefgh" * (2**19)  # 4 MiB + 3 bytes: four slices and a bit
+    text = body.decode("ascii")
+    if change_at is not None:  # the text a decoder gave differs in one character
+        text = text[:change_at] + ("x" if text[change_at] != "x" else "y") + text[change_at + 1:]
+    assert naive_decode_garbled(body, "text/html; charset=utf-8", text) is (change_at is not None)
+    assert naive_decode_garbled(body, "text/html", text[:-1]) is True  # lengths differ
