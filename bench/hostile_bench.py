@@ -193,13 +193,15 @@ def _bad_chunked() -> bytes:
         _warcinfo(), _record("response", 2, block), _record("response", 3, _http(NORMAL))))
 
 
-def _parquet_bodies(path: Path) -> None:
+def _parquet_bodies(path: Path, plain: bool = False) -> None:
+    """64 equal 24 MiB bodies: dictionary-encoded (98 KB on disk), or ``plain``: then all
+    64 are one zstd data page of 1.5 GiB decoded (~50 KB on disk)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     big = b"<p>" + b"z" * (24 << 20)
     pq.write_table(pa.table({"url": [f"http://a.test/{i}" for i in range(64)], "body": [big] * 64}),
-                   path, compression="zstd")
+                   path, compression="zstd", use_dictionary=not plain)
 
 
 #: name -> (file name, records in it, builder: bytes, or writes the path itself).
@@ -207,6 +209,8 @@ INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]]
     "1 GiB WARC header line (gzip member)": ("long-warc-line.warc.gz", 3, _long_warc_header_line),
     "Content-Length: 2 GiB on record 2 of 9": ("lying-length.warc", 9, _lying_length),
     "Parquet, 64 x 24 MiB bodies": ("bodies.parquet", 64, _parquet_bodies),
+    "Parquet, one 1.5 GiB page (64 x 24 MiB, plain)": (
+        "plain-page.parquet", 64, lambda path: _parquet_bodies(path, plain=True)),
     "gzip bomb (1 GiB of zeros)": ("bomb-gzip.warc.gz", 3, lambda: _bomb("gzip")),
     "deflate bomb (1 GiB)": ("bomb-deflate.warc.gz", 3, lambda: _bomb("deflate")),
     "br bomb (1 GiB)": ("bomb-br.warc.gz", 3, lambda: _bomb("br")),

@@ -157,3 +157,33 @@ def test_a_snapshot_answers_from_its_listing(s3_env) -> None:
     server.client().delete_object(Bucket=bucket.removeprefix("s3://"), Key="snap/a.parquet")
     assert snapshot.is_file(f"{bucket}/snap/a.parquet")  # what the listing said
     assert not storage.is_file(f"{bucket}/snap/a.parquet")  # a run always asks the store
+
+
+def test_a_parquet_page_over_the_limit_is_found_through_a_remote_file(s3_env, tmp_path: Path) -> None:
+    # the page headers are read through the fsspec file pyarrow reads (seeks, small reads)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.errors import RecordError
+    from pipeline.sources import iter_records
+    from pipeline.sources.record import RawRecord
+
+    _, bucket = s3_env
+    good = pa.table({"url": ["http://a.test/0", "http://a.test/1"], "body": [b"<p>a", b"<p>b"]})
+    hostile = pa.table({"url": [f"http://a.test/{i}" for i in range(2, 66)],
+                        "body": [b"<p>" + bytes([97 + i % 26]) * (24 << 10) for i in range(64)]})
+    with pq.ParquetWriter(tmp_path / "p.parquet", good.schema, compression="zstd",
+                          use_dictionary=False) as writer:
+        for table in (good, hostile, good):
+            writer.write_table(table)
+    storage = Storage()
+    storage.write_bytes(f"{bucket}/p.parquet", (tmp_path / "p.parquet").read_bytes())
+    with storage.open_read(f"{bucket}/p.parquet") as fh:
+        remote = list(iter_records(f"{bucket}/p.parquet", fileobj=fh, max_block=64 << 10))
+    kinds = [r.url if isinstance(r, RawRecord) else r.error_type for r in remote]
+    assert kinds == (["http://a.test/0", "http://a.test/1"] + ["source-page-too-large"] * 64
+                     + ["http://a.test/0", "http://a.test/1"])
+    assert [r.offset for r in remote if isinstance(r, RecordError)] == list(range(2, 66))
+    with (tmp_path / "p.parquet").open("rb") as fh:
+        local = list(iter_records(f"{bucket}/p.parquet", fileobj=fh, max_block=64 << 10))
+    assert remote == local

@@ -20,7 +20,7 @@ __all__ = ["MAX_BLOCK", "MAX_HEADER", "RawRecord", "iter_records"]
 
 def iter_records(
     path: str, *, columns: dict[str, str] | None = None, fileobj: BinaryIO | None = None,
-    max_block: int = MAX_BLOCK, max_header: int = MAX_HEADER,
+    max_block: int = MAX_BLOCK, max_header: int = MAX_HEADER, max_page: int | None = None,
 ) -> Iterator[RawRecord | RecordError]:
     """Every record of one input file, in file order, each yielded exactly once as a
     :class:`RawRecord` or a ``RecordError(stage="source")``.
@@ -29,7 +29,8 @@ def iter_records(
     back only to recover from damage); without it ``path`` is opened here. Either way
     ``path`` names the file in every record and error. ``max_block`` caps a stored block or
     Parquet body cell (the rules' ``max_decompressed``: longer ones are cut and flagged
-    ``cap``); ``max_header`` caps a WARC/ARC header block.
+    ``cap``); ``max_header`` caps a WARC/ARC header block; ``max_page`` caps a Parquet page's
+    decoded size (default ``4 * max_block``: a row group with a bigger page is not read).
 
     Dispatch: ``.parquet`` files (or any file starting with Parquet's ``PAR1`` magic) are
     read as raw-response tables (``columns`` maps the documented column names to the
@@ -41,7 +42,8 @@ def iter_records(
     if path.lower().endswith(".parquet") or _starts_with(path, fileobj, b"PAR1"):
         from pipeline.sources.parquet import iter_parquet
 
-        yield from iter_parquet(path, columns=columns, fileobj=fileobj, max_body=max_block)
+        yield from iter_parquet(path, columns=columns, fileobj=fileobj, max_body=max_block,
+                                max_page=max_page)
         return
     yield from join_metadata(iter_archive(path, fileobj=fileobj, max_block=max_block,
                                           max_header=max_header))

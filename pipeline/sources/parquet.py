@@ -19,29 +19,56 @@ column          type                                     meaning
                                                          the file name and row number)
 ==============  =======================================  =====================================
 
-Rows are read one at a time (``BATCH_ROWS``): the row group's metadata cannot bound a
-batch's bytes (a dictionary-encoded body column of 64 equal 24 MiB cells is 98 KB on
+Memory: rows are read one at a time (``BATCH_ROWS``): the row group's metadata cannot bound
+a batch's bytes (a dictionary-encoded body column of 64 equal 24 MiB cells is 98 KB on
 disk and in the metadata, 1.5 GiB decoded), so memory holds one row's cells, not 64; the
-cost is ~10 µs per row, small beside decoding a page. A body cell over ``max_body`` (the rules' ``max_decompressed``) is cut
-there and flagged like an archive block over the cap (``block_truncation="cap"``). The
-locator of a row is ``warc_filename`` = the Parquet file, ``warc_record_offset`` = the row
-number and ``warc_record_length`` = the body's stored length. A file that cannot be opened,
-or lacks a required column, gives one ``RecordError`` (offset None).
+cost is ~10 µs per row, small beside decoding a page. But Arrow decompresses a whole data
+page to read any value in it, and one page can hold many rows: plain-encoded, the same 64
+cells are one 51 KB zstd page of 1.5 GiB. So before a row group is read, each wanted column
+chunk whose ``total_uncompressed_size`` (footer) is over ``max_page`` has its page headers
+read (:mod:`pipeline.sources.parquet_pages`; small reads through the same file), and a row
+group with a page whose ``uncompressed_page_size`` is over ``max_page`` (default
+``4 * max_body``) is not read: each of its rows is a ``RecordError``
+(``source-page-too-large``; at most ``MAX_ROW_ERRORS`` per row group, then one for the
+rest) and reading goes on with the next row group. Arrow allocates a page by that header
+field and fails a page that decodes to another size, so the header bounds what a page
+costs. Legitimate pages can be big (pyarrow's writer checks a page's size every 1,024
+values: 1,500 bodies of 100 KB make ~100 MB pages), hence a limit well over ``max_body``;
+a row group's uncompressed size (GBs in a legitimate table) is no criterion. The footer
+itself is trusted: a chunk whose ``total_uncompressed_size`` understates its pages is not
+scanned. A page header that cannot be read ends the file like a row group Arrow cannot read
+(``source-read-failed``; the rows before it are kept).
+
+A body cell over ``max_body`` (the rules' ``max_decompressed``) is cut there and flagged
+like an archive block over the cap (``block_truncation="cap"``). The locator of a row is
+``warc_filename`` = the Parquet file, ``warc_record_offset`` = the row number and
+``warc_record_length`` = the body's stored length. A file that cannot be opened, or lacks
+a required column, gives one ``RecordError`` (offset None).
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import datetime
 from pathlib import PurePath
 from typing import Any, BinaryIO
 
 from pipeline.errors import RecordError
+from pipeline.sources.parquet_pages import PageHeaderError, PageScanner
 from pipeline.sources.record import RawRecord
 
 BATCH_ROWS = 1  # rows per batch: see the module docstring
 MAX_BODY = 64 * 2**20  # the default cap on a body cell (the rules' max_decompressed)
+#: The default limit on a page's decoded size is this many times ``max_body``: a page holds
+#: many cells, and pyarrow's writer lets a page run past its target (module docstring).
+PAGE_PER_BODY = 4
+MAX_PAGE = PAGE_PER_BODY * MAX_BODY
+#: A skipped row group's rows are one error each up to this many (pyarrow's default
+#: row group length), then one error for the rest: the count is the footer's word, and
+#: a 50 KB file must not become billions of errors rows.
+MAX_ROW_ERRORS = 2**20
 REQUIRED = ("url", "body")
 OPTIONAL = ("fetch_time", "status", "headers", "record_id")
 
@@ -91,11 +118,14 @@ def _time(value: Any) -> str | None:
 
 def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
                  fileobj: BinaryIO | None = None, max_body: int = MAX_BODY,
-                 ) -> Iterator[RawRecord | RecordError]:
+                 max_page: int | None = None) -> Iterator[RawRecord | RecordError]:
     """Every row of a raw-response Parquet table as a ``response`` :class:`RawRecord`;
-    ``fileobj`` is the open file (else ``path`` is opened), ``max_body`` the body cap."""
+    ``fileobj`` is the open file (else ``path`` is opened), ``max_body`` the body cap,
+    ``max_page`` the limit on a page's decoded size (default ``4 * max_body``): a row group
+    with a bigger page in a wanted column is not read, each of its rows an error."""
     import pyarrow.parquet as pq
 
+    limit = max_page if max_page is not None else PAGE_PER_BODY * max_body
     names = {key: (columns or {}).get(key, key) for key in (*REQUIRED, *OPTIONAL)}
     try:
         pf = pq.ParquetFile(fileobj if fileobj is not None else path)
@@ -112,15 +142,65 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
     base = PurePath(path).name
     row = 0
     wanted_columns = list(dict.fromkeys(wanted.values()))
+    # the leaf columns (chunks) the wanted top-level columns read, as pyarrow selects them
+    leaves = [j for j, parts in enumerate(pf.reader.column_paths) if parts[0] in wanted_columns]
+    with ExitStack() as stack:
+        scanner: PageScanner | None = None
+        try:
+            for group in range(pf.metadata.num_row_groups):
+                meta = pf.metadata.row_group(group)
+                over = None
+                for j in leaves:
+                    chunk = meta.column(j)
+                    if chunk.total_uncompressed_size <= limit:
+                        continue  # no page of the chunk can be over the limit
+                    if scanner is None:  # only now: most files never need it
+                        fh = fileobj if fileobj is not None else stack.enter_context(open(path, "rb"))
+                        scanner = PageScanner(fh)
+                    largest = _largest_page(scanner, chunk)
+                    if largest > limit:
+                        over = (chunk.path_in_schema, largest)
+                        break
+                if over is not None:
+                    yield from _page_too_large(path, row, group, meta.num_rows, *over, limit)
+                    row += meta.num_rows
+                    continue
+                for batch in pf.iter_batches(batch_size=BATCH_ROWS, row_groups=[group],
+                                             columns=wanted_columns):
+                    cols = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
+                    del batch
+                    for i in range(len(cols["url"])):
+                        yield _row(cols, i, row, path, base, max_body)
+                        row += 1
+        except Exception as exc:  # noqa: BLE001 - a corrupt row group ends the file, rows kept
+            yield RecordError("source", "source-read-failed", f"{type(exc).__name__}: {exc}",
+                              path, row)
+
+
+def _largest_page(scanner: PageScanner, chunk: Any) -> int:
+    """The largest decoded page of a column chunk (``ColumnChunkMetaData``), from its page
+    headers; the chunk starts at its dictionary page if it has one (0 means none: some
+    writers store 0 there), and spans ``total_compressed_size`` bytes."""
+    start = chunk.data_page_offset
+    if chunk.has_dictionary_page and chunk.dictionary_page_offset:
+        start = min(start, chunk.dictionary_page_offset)
     try:
-        for batch in pf.iter_batches(batch_size=BATCH_ROWS, columns=wanted_columns):
-            cols = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
-            del batch
-            for i in range(len(cols["url"])):
-                yield _row(cols, i, row, path, base, max_body)
-                row += 1
-    except Exception as exc:  # noqa: BLE001 - a corrupt row group ends the file, rows kept
-        yield RecordError("source", "source-read-failed", f"{type(exc).__name__}: {exc}", path, row)
+        return scanner.largest_page(start, chunk.total_compressed_size)
+    except PageHeaderError as exc:
+        raise PageHeaderError(f"column {chunk.path_in_schema!r}: {exc}") from None
+
+
+def _page_too_large(path: str, row: int, group: int, rows: int, column: str, size: int,
+                    limit: int) -> Iterator[RecordError]:
+    """One error per row of a row group that is not read (see ``MAX_ROW_ERRORS``)."""
+    message = (f"row group {group}, column {column!r}: a page of {size} bytes decoded, over "
+               f"the limit of {limit}; the row group is not read")
+    for i in range(min(rows, MAX_ROW_ERRORS)):
+        yield RecordError("source", "source-page-too-large", message, path, row + i)
+    if rows > MAX_ROW_ERRORS:
+        yield RecordError("source", "source-page-too-large",
+                          f"{message} (its last {rows - MAX_ROW_ERRORS} rows, from this one, "
+                          "are this one error)", path, row + MAX_ROW_ERRORS)
 
 
 def _row(cols: dict[str, list[Any]], i: int, row: int, path: str, base: str,
