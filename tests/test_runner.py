@@ -227,6 +227,22 @@ def test_a_page_past_max_parse_bytes_is_written_with_a_partial_error(tmp_path: P
     assert (title, links, fffd) == ("long", 0, 0)  # the link past the cut is not read
 
 
+def test_the_rules_max_decompressed_caps_a_stored_block_as_the_reader_reads_it(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[http]\nmax_decompressed = 2000\n")
+    write_records(tmp_path / "big.warc.gz", [
+        ("response", "http://d.example/big", http_response(b"<p>" + b"x" * 5000), {}),
+        ("response", "http://d.example/small", http_response(b"<p>ok</p>"), {}),
+    ])
+    out = tmp_path / "out"
+    summary = run([str(tmp_path / "big.warc.gz")], out, load_rules(rules), workers=1, run_id="m")
+    assert summary.invariant_ok, summary.problems
+    rows = duckdb.execute(
+        "select url, content_truncated from "
+        f"read_parquet('{out}/records/run_id=m/*.parquet') order by url").fetchall()
+    assert rows == [("http://d.example/big", "cap"), ("http://d.example/small", None)]
+
+
 def test_an_internal_error_in_the_decision_becomes_a_partial_error() -> None:
     # decide() never raises: after an internal error it decodes as the browser default and
     # leaves a signal, which must reach the errors table (and --strict)

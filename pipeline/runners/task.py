@@ -293,7 +293,8 @@ def _records(task: Task, columns: dict[str, str] | None) -> Iterator[RawRecord |
         yield RecordError("source", "source-unreadable-file", str(exc), task.name)
         return
     try:
-        yield from iter_records(task.name, columns=columns, fileobj=fh)
+        yield from iter_records(task.name, columns=columns, fileobj=fh,
+                                max_block=task.rules.max_decompressed)
     except Exception as exc:
         yield RecordError("source", "source-reader-failed",
                           f"reading stopped: {type(exc).__name__}: {exc}"[:2000], task.name)
