@@ -259,6 +259,8 @@ setup(
         # Frozen slotted records built without a Python call per field; fast.py falls back to
         # the dataclass constructor.
         _extension("pipeline.sources._slots", ["pipeline/sources/_slots.c"]),
+        # The C library allocator's mmap threshold, set when a worker starts.
+        _extension("pipeline.runners._malloc", ["pipeline/runners/_malloc.c"]),
     ],
     cmdclass={"build_ext": BuildNative},
 )

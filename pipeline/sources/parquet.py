@@ -22,7 +22,11 @@ column          type                                     meaning
 Memory: rows are read one at a time (``BATCH_ROWS``): the row group's metadata cannot bound
 a batch's bytes (a dictionary-encoded body column of 64 equal 24 MiB cells is 98 KB on
 disk and in the metadata, 1.5 GiB decoded), so memory holds one row's cells, not 64; the
-cost is ~10 µs per row, small beside decoding a page. But Arrow decompresses a whole data
+cost is ~10 µs per row, small beside decoding a page. A row group whose byte-valued
+columns are dictionary-encoded and whose wanted chunks decode to at most ``max_body`` is
+read whole instead, those columns kept as dictionaries: a value is decoded once and a
+row's cell made only when its row is (read a row at a time, Arrow expands the dictionary
+into every batch; the 64 rows above took a worker to 358 MB that way, 265 MB so). But Arrow decompresses a whole data
 page to read any value in it, and one page can hold many rows: plain-encoded, the same 64
 cells are one 51 KB zstd page of 1.5 GiB. So before a row group is read, each wanted column
 chunk whose ``total_uncompressed_size`` (footer) is over ``max_page`` has its page headers
@@ -49,7 +53,7 @@ a required column, gives one ``RecordError`` (offset None).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import PurePath
@@ -144,6 +148,11 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
     wanted_columns = list(dict.fromkeys(wanted.values()))
     # the leaf columns (chunks) the wanted top-level columns read, as pyarrow selects them
     leaves = [j for j, parts in enumerate(pf.reader.column_paths) if parts[0] in wanted_columns]
+    # the byte-valued columns a dictionary-encoded row group keeps as dictionaries
+    dictionary_columns = [n for n in wanted_columns if _byte_valued(pf.schema_arrow.field(n).type)]
+    dictionary_leaves = [j for j in leaves
+                         if pf.reader.column_paths[j][0] in dictionary_columns]
+    whole: Any = None
     with ExitStack() as stack:
         scanner: PageScanner | None = None
         try:
@@ -165,6 +174,22 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
                     yield from _page_too_large(path, row, group, meta.num_rows, *over, limit)
                     row += meta.num_rows
                     continue
+                if _dictionary_group(meta, leaves, dictionary_leaves, max_body):
+                    if whole is None:  # only now: most files never need it
+                        whole = pq.ParquetFile(fileobj if fileobj is not None else path,
+                                               read_dictionary=dictionary_columns)
+                    table = whole.read_row_group(group, columns=wanted_columns, use_threads=False)
+                    cells: dict[str, Column] = {
+                        k: _Cells(table.column(n)) if n in dictionary_columns
+                        else table.column(n).to_pylist() for k, n in wanted.items()}
+                    del table
+                    _release_arrow_memory()
+                    for i in range(meta.num_rows):
+                        yield _row(cells, i, row, path, base, max_body)
+                        row += 1
+                    del cells
+                    _release_arrow_memory()
+                    continue
                 for batch in pf.iter_batches(batch_size=BATCH_ROWS, row_groups=[group],
                                              columns=wanted_columns):
                     cols = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
@@ -175,6 +200,52 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
         except Exception as exc:  # noqa: BLE001 - a corrupt row group ends the file, rows kept
             yield RecordError("source", "source-read-failed", f"{type(exc).__name__}: {exc}",
                               path, row)
+
+
+def _byte_valued(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
+                or pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
+def _dictionary_group(meta: Any, leaves: list[int], dictionary_leaves: list[int],
+                      max_body: int) -> bool:
+    """Whether a row group is read whole with its byte-valued columns kept as dictionaries:
+    when one of them is dictionary-encoded and the wanted chunks decode to at most
+    ``max_body`` bytes. Read a row at a time, a dictionary-encoded column is expanded into
+    each batch (64 cells that share one 24 MiB value: the dictionary, its page and each
+    row's copy); kept as a dictionary, the value is decoded once and a row's cell is made
+    only when the row is."""
+    if not any(meta.column(j).has_dictionary_page for j in dictionary_leaves):
+        return False
+    return sum(meta.column(j).total_uncompressed_size for j in leaves) <= max_body
+
+
+class _Cells:
+    """A column's values by row number, made one at a time (``pyarrow.ChunkedArray``)."""
+
+    def __init__(self, column: Any) -> None:
+        self._chunks = column.chunks
+
+    def __getitem__(self, i: int) -> Any:
+        for chunk in self._chunks:
+            if i < len(chunk):
+                return chunk[i].as_py()
+            i -= len(chunk)
+        raise IndexError(i)
+
+
+#: A column's cells by row number: a list, or made one at a time.
+Column = list[Any] | _Cells
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory Arrow's allocator keeps for reuse back to the system: a row group's
+    read leaves ~4x its dictionary in that cache, beside the records it is made into."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _largest_page(scanner: PageScanner, chunk: Any) -> int:
@@ -203,7 +274,7 @@ def _page_too_large(path: str, row: int, group: int, rows: int, column: str, siz
                           "are this one error)", path, row + MAX_ROW_ERRORS)
 
 
-def _row(cols: dict[str, list[Any]], i: int, row: int, path: str, base: str,
+def _row(cols: Mapping[str, Column], i: int, row: int, path: str, base: str,
          max_body: int) -> RawRecord | RecordError:
     try:
         body = cols["body"][i]

@@ -134,6 +134,33 @@ def test_equal_large_cells_dictionary_encoded_are_all_read(tmp_path: Path) -> No
     assert all(isinstance(r, RawRecord) and r.http_block == big for r in recs)
 
 
+def test_a_dictionary_encoded_row_group_is_read_whole_with_the_same_records(tmp_path: Path) -> None:
+    # group 0: few distinct values, dictionary-encoded, nulls among them: read whole, kept as
+    # dictionaries; group 1: 30 distinct 50 KB bodies (over the 1 MiB limit given below, and
+    # past pyarrow's dictionary page size, so plain pages follow the dictionary): a row at a
+    # time. Both give the values pyarrow holds.
+    bodies = [b"<p>same</p>", None, b"<p>other</p>"] * 10 + [bytes([65 + i % 26]) * 50_000 + b"%d" % i
+                                                             for i in range(30)]
+    heads = [b"Content-Type: text/html", None] * 15 + [b"Content-Type: text/html"] * 30
+    table = pa.table({"url": [f"http://a.test/{i % 3}" for i in range(60)], "status": [200] * 60,
+                      "headers": heads, "body": bodies})
+    path = tmp_path / "groups.parquet"
+    pq.write_table(table, path, row_group_size=30)
+    pf = pq.ParquetFile(path)
+    leaves = list(range(pf.metadata.num_columns))
+    byte_leaves = [j for j in leaves if pf.schema_arrow.field(pf.reader.column_paths[j][0]).type
+                   in (pa.binary(), pa.string())]
+    assert [parquet_source._dictionary_group(pf.metadata.row_group(g), leaves, byte_leaves, 2**20)
+            for g in (0, 1)] == [True, False]
+    recs = list(iter_records(str(path), max_block=2**20))
+    assert all(isinstance(r, RawRecord) for r in recs) and len(recs) == 60
+    assert [r.url for r in recs] == table["url"].to_pylist()  # type: ignore[union-attr]
+    for rec, body, head in zip(recs, bodies, heads, strict=True):
+        stored = body or b""
+        expected = stored if head is None else b"HTTP/1.1 200 \r\n" + head + b"\r\n\r\n" + stored
+        assert rec.http_block == expected  # type: ignore[union-attr]
+
+
 def test_a_body_cell_over_the_cap_is_cut_and_flagged(tmp_path: Path) -> None:
     path = write(tmp_path, pa.table({"url": ["http://a.test/"], "body": [b"<p>" + b"y" * 5000],
                                      "headers": [b"Content-Type: text/html"]}))

@@ -54,3 +54,17 @@ def test_the_main_process_of_a_pooled_run_never_loads_the_record_loop(tmp_path: 
             "            '--workers', '2', '--quiet']\n"
             "app()\n")
     assert python(code).splitlines()[-1] == "[]"
+
+
+def test_a_worker_fixes_the_c_librarys_mmap_threshold() -> None:
+    import platform
+
+    import pytest
+
+    malloc = pytest.importorskip("pipeline.runners._malloc")
+    # glibc says whether it took the value; other C libraries are left alone
+    assert malloc.set_mmap_threshold(4 * 2**20) is (platform.libc_ver()[0] == "glibc")
+    with pytest.raises(ValueError, match="INT_MAX"):
+        malloc.set_mmap_threshold(-1)
+    with pytest.raises(ValueError, match="INT_MAX"):
+        malloc.set_mmap_threshold(2**31)
