@@ -5,6 +5,7 @@ configures itself here, and only what it owns.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import pickle
@@ -12,6 +13,10 @@ from collections.abc import Iterable
 from typing import Any
 
 _started = False
+_settled = False
+#: Allocations between collections of the youngest generation (Python's default: 700; few
+#: of a record's objects form cycles), the older two at Python's default ratios.
+GC_THRESHOLDS = (20_000, 10, 10)
 #: Blocks from this size up get their own mapping (real pages stay under it; see _malloc.c).
 MMAP_THRESHOLD = 4 * 2**20
 
@@ -31,12 +36,18 @@ def start_worker() -> None:
     - The C library maps blocks of ``MMAP_THRESHOLD`` bytes and more on their own and hands
       them back when freed (``_malloc.c`` says why: 64 Parquet rows of 24 MiB took a worker
       to 302 MB with glibc's moving threshold, 265 MB with this one).
+    - The cyclic garbage collector runs less often (``GC_THRESHOLDS``), and once the first
+      task starts, what the process holds by then is frozen out of its collections
+      (:func:`settle_heap`): a record's rows, links and candidates are freed by reference
+      counting, while each collection walked them and, when full, every module's objects
+      (5.3% of a one-worker run's CPU under perf; 1.5% with both).
     """
     global _started
     if _started:
         return
     _started = True
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    gc.set_threshold(*GC_THRESHOLDS)
     logging.getLogger("warcio.recordloader").setLevel(logging.ERROR)
     from pipeline.sinks.parquet import use_reusing_memory_pool
 
@@ -46,6 +57,18 @@ def start_worker() -> None:
     except ImportError:  # built without a compiler: the C library's default stays
         return
     _malloc.set_mmap_threshold(MMAP_THRESHOLD)
+
+
+def settle_heap() -> None:
+    """Once per worker process, when its first task starts (the pipeline's modules, tables
+    and caches are loaded by then): collect, then freeze what survives (``gc.freeze``), so
+    that no later collection walks it. A process that did not start as a worker
+    (:func:`start_worker`) is left alone."""
+    global _settled
+    if _started and not _settled:
+        _settled = True
+        gc.collect()
+        gc.freeze()
 
 
 def run_pickled_tasks(blobs: Iterable[bytes], reported: Any) -> None:

@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from pipeline.errors import RecordError, Skip
 from pipeline.runners.rundir import TASK_TABLES, new_attempt
+from pipeline.runners.startup import settle_heap
 from pipeline.runners.taskinfo import (
     StrictModeError,
     Task,
@@ -212,6 +213,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
 
     ``progress(records, bytes)`` is called with increments as the task goes.
     """
+    settle_heap()
     started = time.monotonic()
     cpu_started = time.process_time()
     attempt = new_attempt()

@@ -68,3 +68,18 @@ def test_a_worker_fixes_the_c_librarys_mmap_threshold() -> None:
         malloc.set_mmap_threshold(-1)
     with pytest.raises(ValueError, match="INT_MAX"):
         malloc.set_mmap_threshold(2**31)
+
+
+def test_a_worker_collects_less_often_and_freezes_its_heap_once_its_first_task_starts() -> None:
+    code = ("import gc\n"
+            "from pipeline.runners import startup\n"
+            "startup.settle_heap()\n"
+            "untouched = (gc.get_threshold(), gc.get_freeze_count())\n"
+            "startup.start_worker()\n"
+            "started = gc.get_threshold()\n"
+            "startup.settle_heap()\n"
+            "frozen = gc.get_freeze_count()\n"
+            "gc.unfreeze(); startup.settle_heap()\n"
+            "print(untouched, started, frozen > 0, gc.get_freeze_count())")
+    # a process that is no worker is left alone; a worker settles once
+    assert python(code) == "((700, 10, 10), 0) (20000, 10, 10) True 0"
