@@ -143,14 +143,19 @@ def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple
     ]
     # extract() keeps every field that did come out and lists the parts that failed
     # ("links: ValueError: ...", "parse: too-deep: ...") or were cut ("input-capped: ...").
-    found += [("extract", f"extract-{part}" if part == CAPPED else f"extract-{part}-failed", failure)
-              for failure in fields.errors for part in (failure.partition(":")[0],)]
+    found += [("extract", _extract_error_type(failure), failure) for failure in fields.errors]
     return tuple(
         RecordError(stage=stage, error_type=error_type, message=message[:2000],  # type: ignore[arg-type]
                     warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
                     record_id=raw.record_id)
         for stage, error_type, message in found
     )
+
+
+def _extract_error_type(failure: str) -> str:
+    """``extract-<part>-failed`` for a part that failed, ``extract-input-capped`` for a cut."""
+    part = failure.partition(":")[0]
+    return f"extract-{part}" if part == CAPPED else f"extract-{part}-failed"
 
 
 def _matched_rule(raw: RawRecord, decoded: Decoded, rules: Rules) -> int | None:

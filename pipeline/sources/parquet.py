@@ -53,7 +53,7 @@ a required column, gives one ``RecordError`` (offset None).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import PurePath
@@ -152,54 +152,75 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
     dictionary_columns = [n for n in wanted_columns if _byte_valued(pf.schema_arrow.field(n).type)]
     dictionary_leaves = [j for j in leaves
                          if pf.reader.column_paths[j][0] in dictionary_columns]
-    whole: Any = None
+    whole: Any = None  # the file read with dictionaries kept: opened when first needed
     with ExitStack() as stack:
         scanner: PageScanner | None = None
+
+        def scan() -> PageScanner:
+            nonlocal scanner
+            if scanner is None:  # only now: most files never need it
+                fh = fileobj if fileobj is not None else stack.enter_context(open(path, "rb"))
+                scanner = PageScanner(fh)
+            return scanner
+
         try:
             for group in range(pf.metadata.num_row_groups):
                 meta = pf.metadata.row_group(group)
-                over = None
-                for j in leaves:
-                    chunk = meta.column(j)
-                    if chunk.total_uncompressed_size <= limit:
-                        continue  # no page of the chunk can be over the limit
-                    if scanner is None:  # only now: most files never need it
-                        fh = fileobj if fileobj is not None else stack.enter_context(open(path, "rb"))
-                        scanner = PageScanner(fh)
-                    largest = _largest_page(scanner, chunk)
-                    if largest > limit:
-                        over = (chunk.path_in_schema, largest)
-                        break
+                over = _page_over(meta, leaves, limit, scan)
                 if over is not None:
                     yield from _page_too_large(path, row, group, meta.num_rows, *over, limit)
                     row += meta.num_rows
                     continue
                 if _dictionary_group(meta, leaves, dictionary_leaves, max_body):
-                    if whole is None:  # only now: most files never need it
+                    if whole is None:
                         whole = pq.ParquetFile(fileobj if fileobj is not None else path,
                                                read_dictionary=dictionary_columns)
-                    table = whole.read_row_group(group, columns=wanted_columns, use_threads=False)
-                    cells: dict[str, Column] = {
-                        k: _Cells(table.column(n)) if n in dictionary_columns
-                        else table.column(n).to_pylist() for k, n in wanted.items()}
-                    del table
-                    _release_arrow_memory()
-                    for i in range(meta.num_rows):
-                        yield _row(cells, i, row, path, base, max_body)
-                        row += 1
-                    del cells
-                    _release_arrow_memory()
-                    continue
-                for batch in pf.iter_batches(batch_size=BATCH_ROWS, row_groups=[group],
-                                             columns=wanted_columns):
-                    cols = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
-                    del batch
+                    parts = _whole_group(whole, group, wanted, wanted_columns, dictionary_columns)
+                else:
+                    parts = _row_batches(pf, group, wanted, wanted_columns)
+                for cols in parts:
                     for i in range(len(cols["url"])):
                         yield _row(cols, i, row, path, base, max_body)
                         row += 1
         except Exception as exc:  # noqa: BLE001 - a corrupt row group ends the file, rows kept
             yield RecordError("source", "source-read-failed", f"{type(exc).__name__}: {exc}",
                               path, row)
+
+
+def _page_over(meta: Any, leaves: list[int], limit: int,
+               scan: Callable[[], PageScanner]) -> tuple[str, int] | None:
+    """(column, decoded size) of the first page over ``limit`` in a row group's wanted
+    chunks, else None; only a chunk whose footer size is over the limit is scanned."""
+    for j in leaves:
+        chunk = meta.column(j)
+        if chunk.total_uncompressed_size <= limit:
+            continue  # no page of the chunk can be over the limit
+        largest = _largest_page(scan(), chunk)
+        if largest > limit:
+            return chunk.path_in_schema, largest
+    return None
+
+
+def _row_batches(pf: Any, group: int, wanted: dict[str, str],
+                 columns: list[str]) -> Iterator[dict[str, Column]]:
+    """A row group a row at a time (``BATCH_ROWS``), each batch's cells as lists."""
+    for batch in pf.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=columns):
+        cols: dict[str, Column] = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
+        del batch  # (not held while the rows are made)
+        yield cols
+
+
+def _whole_group(whole: Any, group: int, wanted: dict[str, str], columns: list[str],
+                 dictionary_columns: list[str]) -> Iterator[dict[str, Column]]:
+    """A row group read at once from ``whole`` (the file opened with ``read_dictionary``):
+    the dictionary columns' cells made a row at a time, the others as lists."""
+    table = whole.read_row_group(group, columns=columns, use_threads=False)
+    cells: dict[str, Column] = {
+        k: _Cells(table.column(n)) if n in dictionary_columns else table.column(n).to_pylist()
+        for k, n in wanted.items()}
+    del table
+    _release_arrow_memory()
+    yield cells
 
 
 def _byte_valued(kind: Any) -> bool:
@@ -227,6 +248,10 @@ class _Cells:
 
     def __init__(self, column: Any) -> None:
         self._chunks = column.chunks
+        self._length = len(column)
+
+    def __len__(self) -> int:
+        return self._length
 
     def __getitem__(self, i: int) -> Any:
         for chunk in self._chunks:
