@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import lzma
-import mmap
 import os
 import shutil
 from array import array
@@ -54,15 +53,9 @@ def cache_dir() -> Path:
 
 #: The arrays of py3langid's model, as stored in its npz.
 _MODEL_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
-#: The big ones (39 MB DFA, 28 MB table), read at random: each page's sample touches
-#: ~2,000 of their cache lines, scattered over ~1,500 pages of 4 KiB. Where the system has
-#: transparent huge pages they are read into memory backed by pages of 2 MiB
-#: (:func:`_huge_array`): with 4 KiB pages nearly every access also missed the TLB, and
-#: under a virtual machine's nested page tables each such miss costs several more memory
-#: reads. Elsewhere they are memory-mapped read-only.
-_BIG = frozenset({"ptc", "nextmove"})
-#: The huge page size (x86-64 and arm64 with 4 KiB base pages).
-HUGE_PAGE = 2 * 2**20
+#: The big ones, memory-mapped read-only: the page cache holds one copy for every worker
+#: (the 39 MB DFA was copied into each process: 14% of a worker's page faults).
+_MAPPED = frozenset({"ptc", "nextmove"})
 
 
 def _decompressed_model(model_file: Path) -> Path | None:
@@ -103,66 +96,14 @@ def _load_model(model_file: Path) -> tuple[tuple[Any, ...], int]:
     import numpy as np
 
     try:
-        data = {name: _big_array(cached / f"{name}.npy") if name in _BIG
-                else np.load(cached / f"{name}.npy", allow_pickle=False) for name in _MODEL_ARRAYS}
+        data = {name: np.load(cached / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None,
+                              allow_pickle=False) for name in _MODEL_ARRAYS}
     except (OSError, ValueError):
         return modelio.load_model(model_file), -1
     # nextmove stays a (mapped) array: only the compiled walk reads it, as a buffer
     model = (data["ptc"], data["pc"], data["classes"].tolist(), data["nextmove"],
              modelio._to_array(data["nextmove_row"]), data["out_feat"].tolist())
     return model, _dfa_depth(cached, model[3], model[4])
-
-
-def huge_pages_available() -> bool:
-    """Whether this process can ask for transparent huge pages (Linux with THP enabled as
-    ``always`` or ``madvise``)."""
-    if not hasattr(mmap, "MADV_HUGEPAGE"):
-        return False
-    try:
-        setting = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text("ascii")
-    except OSError:
-        return False
-    return "[never]" not in setting
-
-
-def _big_array(path: Path) -> Any:
-    """A big ``.npy`` array, read-only: in huge pages where available, else memory-mapped."""
-    import numpy as np
-
-    if huge_pages_available():
-        try:
-            return _huge_array(path)
-        except (OSError, ValueError):
-            pass
-    return np.load(path, mmap_mode="r", allow_pickle=False)
-
-
-def _huge_array(path: Path) -> Any:
-    """The ``.npy`` array at ``path`` read into a private anonymous mapping advised for
-    transparent huge pages (``madvise(MADV_HUGEPAGE)``), its data starting on a huge page
-    boundary, then made read-only for numpy. The pool's fork server loads the model before
-    it forks the workers, so they share these pages copy-on-write, and nothing writes them."""
-    import numpy as np
-    from numpy.lib import format as npy
-
-    with path.open("rb") as fh:
-        read_header = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}.get(
-            npy.read_magic(fh))
-        if read_header is None:
-            raise ValueError(f"{path.name}: an .npy format this reader does not know")
-        shape, fortran, dtype = read_header(fh)
-        if fortran or dtype.hasobject:
-            raise ValueError(f"{path.name}: not a C-ordered array of numbers")
-        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        area = mmap.mmap(-1, size + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-        raw = np.frombuffer(area, dtype=np.uint8)
-        start = -raw.ctypes.data % HUGE_PAGE
-        area.madvise(mmap.MADV_HUGEPAGE, start, size + HUGE_PAGE - start)
-        if fh.readinto(memoryview(area)[start:start + size]) != size:
-            raise ValueError(f"{path.name}: shorter than its header says")
-    array = raw[start:start + size].view(dtype).reshape(shape)
-    array.flags.writeable = False
-    return array
 
 
 def _dfa_depth(cached: Path, nextmove: Any, row: Any) -> int:

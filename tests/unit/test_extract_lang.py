@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.extract import extract
-from pipeline.extract.lang import choose_language, detect_language, huge_pages_available, primary_subtag
+from pipeline.extract.lang import choose_language, detect_language, primary_subtag
 
 GERMAN = ("Der Ausschuss hat am Dienstag über den neuen Haushalt beraten, der sich um drei Monate "
           "verzögert hat. Die Mitglieder waren sich einig, dass der Vorschlag überarbeitet werden muss.")
@@ -138,52 +138,9 @@ def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  #
     for got in (cached, again):
         assert np.array_equal(got[0], reference[0]) and np.array_equal(got[1], reference[1])
         assert got[2] == reference[2] and got[5] == reference[5]
-        # nextmove stays an array (the compiled walk reads it as a buffer of uint32)
+        # nextmove comes mapped (the compiled walk reads it as a buffer of uint32)
         assert got[3].dtype.itemsize == 4 and got[3].tolist() == reference[3].tolist()
         assert got[4] == reference[4]
-
-
-@pytest.mark.skipif(not huge_pages_available(), reason="this system has no transparent huge pages")
-def test_the_big_arrays_are_read_into_huge_pages(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import numpy as np
-
-    from pipeline.extract import lang
-
-    values = np.arange(3 * lang.HUGE_PAGE // 4, dtype=np.uint32).reshape(-1, 256) * 7
-    np.save(tmp_path / "big.npy", values, allow_pickle=False)
-    got = lang._big_array(tmp_path / "big.npy")
-    assert type(got) is np.ndarray and got.dtype == values.dtype and np.array_equal(got, values)
-    assert got.ctypes.data % lang.HUGE_PAGE == 0 and not got.flags.writeable
-    start, end = got.ctypes.data, got.ctypes.data + got.nbytes
-    huge = 0
-    with open("/proc/self/smaps") as smaps:  # the mapping that holds the array
-        inside = False
-        for line in smaps:
-            head = line.split()[0]
-            if "-" in head and not head.endswith(":"):
-                low, high = (int(part, 16) for part in head.split("-"))
-                inside = low <= start and end <= high
-            elif inside and head == "AnonHugePages:":
-                huge = int(line.split()[1]) * 1024
-    assert huge >= lang.HUGE_PAGE  # at least the first whole huge page of the array
-
-
-def test_a_big_array_the_huge_page_reader_refuses_is_memory_mapped(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import numpy as np
-
-    from pipeline.extract import lang
-
-    values = np.asfortranarray(np.arange(600, dtype=np.float16).reshape(20, 30))
-    np.save(tmp_path / "fortran.npy", values, allow_pickle=False)
-    with pytest.raises(ValueError, match="C-ordered"):
-        lang._huge_array(tmp_path / "fortran.npy")
-    got = lang._big_array(tmp_path / "fortran.npy")
-    assert isinstance(got, np.memmap) and np.array_equal(got, values)
-    np.save(tmp_path / "short.npy", np.arange(10_000, dtype=np.uint32), allow_pickle=False)
-    data = (tmp_path / "short.npy").read_bytes()
-    (tmp_path / "short.npy").write_bytes(data[:-4])
-    with pytest.raises(ValueError, match="shorter"):
-        lang._huge_array(tmp_path / "short.npy")
 
 
 def _reference_probabilities(identifier, text: str) -> list[float]:  # type: ignore[no-untyped-def]
