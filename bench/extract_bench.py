@@ -149,9 +149,10 @@ def fresh_copy(html: str) -> str:
     """A new ``str`` equal to ``html``, made outside the timing for every call. CPython keeps
     a ``str``'s UTF-8 form inside the object once a C extension has asked for it
     (``PyUnicode_AsUTF8AndSize``), and a parser that reads that form skips the encoding
-    when it meets the same object again: resiliparse's ``HTMLTree.parse`` took 367 µs a
-    page on objects it had parsed before and 688 on new ones. A pipeline parses each
-    decoded page once, so every extractor gets a page it has never seen."""
+    when it meets the same object again: resiliparse's ``HTMLTree.parse`` took 350-367 µs
+    a page on objects it had parsed before and 539-688 on new ones (two runs on the 181
+    pages). A pipeline parses each decoded page once, so every extractor gets a page it
+    has never seen."""
     return (html + " ")[:-1]
 
 
@@ -187,7 +188,10 @@ def run(lines: list[str], repeat: int = 3) -> None:
         "Main-text F1/P/R with the benchmark's metric; pages per CPU-second, best of "
         f"{repeat} rounds, with the extractors taking turns page by page (\"turns\": each "
         "meets the caches the others left) and each alone over the whole corpus, taking "
-        "turns corpus by corpus (\"alone\": what a user of one extractor gets).", "",
+        "turns corpus by corpus (\"alone\": what a user of one extractor gets). Every call "
+        "gets a new copy of its page's `str`: CPython keeps a string's UTF-8 form once an "
+        "extension asks for it, and resiliparse's parse skips its encoding on a string it "
+        "has parsed before (`fresh_copy`).", "",
         "| extractor | F1 | P | R | pages/s (turns) | × resiliparse | pages/s (alone) | × resiliparse |",
         "|---|---|---|---|---|---|---|---|",
     ]
