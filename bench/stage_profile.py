@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 
 
-def profile(paths: list[Path], rounds: int) -> tuple[int, dict[str, float]]:
-    """(pages, seconds per stage) over ``rounds`` passes of ``paths``."""
+def profile(paths: list[Path], rounds: int, out: Path) -> tuple[int, dict[str, float]]:
+    """(pages, seconds per stage) over ``rounds`` passes of ``paths``, the tables written
+    under ``out``."""
     from pipeline.runners.startup import start_worker
 
     start_worker()
@@ -32,7 +33,7 @@ def profile(paths: list[Path], rounds: int) -> tuple[int, dict[str, float]]:
     from pipeline.errors import RecordError
     from pipeline.extract import extract
     from pipeline.rules import load_rules
-    from pipeline.runners.task import _tables
+    from pipeline.runners.task import MAX_STAGED_LINKS, _tables
     from pipeline.runners.worker import _matched_rule, _rows, partial_errors
     from pipeline.schema import FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
     from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
@@ -44,7 +45,7 @@ def profile(paths: list[Path], rounds: int) -> tuple[int, dict[str, float]]:
                            "naive_decode_garbled", "extract", "row", "Arrow conversion",
                            "Parquet writing"], 0.0)
     pages = 0
-    out = Path(tempfile.mkdtemp(prefix="redecode-stages-"))
+    out.mkdir(parents=True, exist_ok=True)
 
     def write(staged: list, sinks: tuple) -> None:
         start = clock()
@@ -65,7 +66,7 @@ def profile(paths: list[Path], rounds: int) -> tuple[int, dict[str, float]]:
             sinks = (ParquetSink(files[0], RECORDS, UNIQUE_VALUED["records"], FREE_TEXT["records"]),
                      ParquetSink(files[1], LINKS, UNIQUE_VALUED["links"], FREE_TEXT["links"]))
             staged: list = []
-            text = 0
+            text = links = 0
             items = iter_records(str(path))
             while True:
                 t0 = clock()
@@ -102,10 +103,12 @@ def profile(paths: list[Path], rounds: int) -> tuple[int, dict[str, float]]:
                     spent[name] += b - a
                 staged.append(rows)
                 text += sinks[0].text_size(rows.record)
+                links += len(rows.links)
                 pages += 1
-                if len(staged) >= ROW_GROUP_ROWS or text >= ROW_GROUP_BYTES:  # as a task does
+                if (len(staged) >= ROW_GROUP_ROWS or text >= ROW_GROUP_BYTES
+                        or links >= MAX_STAGED_LINKS):  # as a task does
                     write(staged, sinks)
-                    staged, text = [], 0
+                    staged, text, links = [], 0, 0
             if staged:
                 write(staged, sinks)
             for sink in sinks:
@@ -124,9 +127,9 @@ def main() -> None:
     args = parser.parse_args()
     from bench.crawl import write_real_crawl
 
-    crawl = write_real_crawl(Path(tempfile.mkdtemp(prefix="redecode-stages-crawl-")),
-                             repeats=args.repeats)
-    pages, spent = profile(list(crawl.paths), args.rounds)
+    with tempfile.TemporaryDirectory(prefix="redecode-stages-") as tmp:
+        crawl = write_real_crawl(Path(tmp) / "crawl", repeats=args.repeats)
+        pages, spent = profile(list(crawl.paths), args.rounds, Path(tmp) / "out")
     total = sum(spent.values())
     print(f"{pages:,} pages, {total / pages * 1e6:.0f} µs of CPU a page "
           f"({pages / total:.0f} pages per CPU-second, after start-up)\n")
