@@ -178,6 +178,14 @@ def _inline_script() -> bytes:
                       + b"</script><p>after the script</p>")
 
 
+def _comments_in_head() -> bytes:
+    # No charset in the header, none in the first 1024 bytes: Chromium's meta scan reads on
+    # through the <head> (4,000 comments) to the <meta> after them.
+    body = (b"<!doctype html><html><head>" + b"<!-- x -->" * 4_000 + b"<meta charset=windows-1252>"
+            b"<title>comments</title></head><body><p>" + b"a" * 10_000_000)
+    return _page_warc(body, "Content-Type: text/html")
+
+
 def _long_http_header_line() -> bytes:
     body = NORMAL
     block = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Long: " + b"b" * (1 << 20)
@@ -220,6 +228,7 @@ INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]]
     "40 elements x 5,000 attributes": ("many-attributes.warc.gz", 3, _many_attributes),
     "100,000 srcset attribute values": ("srcset.warc.gz", 3, _srcset),
     "5 MB inline script": ("inline-script.warc.gz", 3, _inline_script),
+    "4,000 comments in the `<head>`, then 10 MB of text": ("comments.warc.gz", 3, _comments_in_head),
     "1 MiB HTTP header line": ("long-http-header.warc.gz", 3, _long_http_header_line),
     "invalid chunked framing": ("bad-chunked.warc.gz", 3, _bad_chunked),
 }
