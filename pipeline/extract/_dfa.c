@@ -17,14 +17,16 @@
  * of one chain no longer wait for the previous lookup of the same chain, and the cache misses
  * of the 39 MB table overlap. 8 chains against 4, three alternating pairs on the benchmark's
  * 181 samples: 29-33 µs a sample against 35-39 with the table in cache, 229-259 against
- * 265-276 with it evicted; 16 left most samples too short to split. The features, in text order, go to `found`; returns how many, or
- * -1 (a ValueError is set) when the tables do not fit together. */
+ * 265-276 with it evicted; 16 left most samples too short to split. The features, in text
+ * order, go to `found`; returns how many, or -1 (a ValueError is set) when the tables do not
+ * fit together. */
 #define CHAINS 8
 static Py_ssize_t walk(const uint32_t *next, Py_ssize_t n_next, const uint16_t *rows,
                        Py_ssize_t n_rows, const int32_t *feature_of, Py_ssize_t n_out,
                        const unsigned char *s, Py_ssize_t len, Py_ssize_t depth, int32_t *found) {
-    /* as many chains as leave each a segment of at least 4 warm-ups (the warm-ups walk
-     * depth bytes twice; a sample of 300 characters gets all 8) */
+    /* as many chains as give each a segment of at least 4 x (depth + 1) bytes, so that the
+     * warm-ups (depth bytes each) stay a small part of the walk; a sample of 300 characters
+     * gets all 8 */
     Py_ssize_t chains = depth >= 0 ? len / (4 * (depth + 1)) : 1;
     if (chains > CHAINS) chains = CHAINS;
     if (chains < 1) chains = 1;
