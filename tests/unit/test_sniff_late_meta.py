@@ -178,13 +178,23 @@ def test_comment_ends_are_the_first_ending_from_every_start(parts: list[bytes], 
 def test_a_head_of_many_comments_searches_the_rest_of_the_document_once() -> None:
     # Searching the rest for both endings at every comment took this page 102 s to decode
     # (the "--!>" that never comes looked for 4,000 times over 10 MB).
+    class Counted(bytes):
+        """Bytes that count the searches for a comment ending."""
+
+        searches = 0
+
+        def find(self, sub, *args):  # type: ignore[no-untyped-def, override]
+            if sub in (b"-->", b"--!>"):
+                Counted.searches += 1
+            return super().find(sub, *args)
+
     data = b"<head>" + b"<!-- x -->" * 4_000 + b"<meta charset=koi8-r>" + b"a" * 10_000_000
-    ends = _CommentEnds(data)
+    ends = _CommentEnds(Counted(data))
     start = 0
     while (start := data.find(b"<!--", start)) >= 0:
         start = ends.after(start + 4)
     # each "-->" is found once from the comment before it; "--!>" is searched for once
-    assert ends.searches == 4_000 + 1
+    assert Counted.searches == 4_000 + 1
     assert _scan(data) == "KOI8-R"
     bangs = b"<head>" + b"<!-- x --!>" * 4_000 + b"<meta charset=koi8-r>" + b"a" * 10_000_000
     assert _scan(bangs) == "KOI8-R"
