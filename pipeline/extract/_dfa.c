@@ -1,7 +1,8 @@
 /* py3langid's feature extraction, compiled: the byte DFA walk of
  * py3langid.langid.visit_counts (a Python loop over every byte of the sample, the bulk
- * of the detector's time). Same walk, same result: {feature: count} in the order the
- * features are first reached (the order _sparse_score sums them in); None if none.
+ * of the detector's time), over the same DFA in its compact form. Same walk, same result:
+ * {feature: count} in the order the features are first reached (the order _sparse_score
+ * sums them in); None if none.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -10,20 +11,56 @@
 #include <math.h>
 #include <string.h>
 
-/* The walk proper. The DFA is an Aho-Corasick automaton over byte n-grams: its state after
- * any input depends only on the last `depth` bytes (depth = the deepest state's distance from
- * the start, `max_depth`). So the text is cut into CHAINS segments walked side by side, each
- * from `depth` bytes before its segment (features counted only inside it): the table lookups
- * of one chain no longer wait for the previous lookup of the same chain, and the cache misses
- * of the 39 MB table overlap. 8 chains against 4, three alternating pairs on the benchmark's
- * 181 samples: 29-33 µs a sample against 35-39 with the table in cache, 229-259 against
- * 265-276 with it evicted; 16 left most samples too short to split. The features, in text
- * order, go to `found`; returns how many, or -1 (a ValueError is set) when the tables do not
- * fit together. */
+/* The walk proper, over the Aho-Corasick form of py3langid's DFA (lang_automaton.py): a
+ * state's next state on a byte is one of its exceptions, else its failure state's next
+ * state on that byte, down to a state that keeps its full row (the start state, and the
+ * shallow states with many exceptions). Failure states are numbered lower than their
+ * states, so the descent ends; every index is checked as it is read. The automaton is
+ * ~2.6 MB, where the full table is 39 MB: on a cold cache the full table's lookups missed
+ * the TLB on nearly every byte.
+ *
+ * The state after any input depends only on the last `depth` bytes (depth = the longest
+ * n-gram). So the text is cut into CHAINS segments walked side by side, each from `depth`
+ * bytes before its segment (features counted only inside it): one chain's lookups no longer
+ * wait for the previous lookup of the same chain, and their cache misses overlap. 16 left
+ * most samples too short to split. The features, in text order, go to `found`; returns
+ * how many, or -1 (a ValueError is set) when the automaton is malformed. */
 #define CHAINS 8
-static Py_ssize_t walk(const uint32_t *next, Py_ssize_t n_next, const uint16_t *rows,
-                       Py_ssize_t n_rows, const int32_t *feature_of, Py_ssize_t n_out,
-                       const unsigned char *s, Py_ssize_t len, Py_ssize_t depth, int32_t *found) {
+#define STATE_COLUMNS 4  /* feature, fail, block, count (lang_automaton.Automaton.states) */
+
+typedef struct {
+    const int32_t *states;
+    Py_ssize_t n_states;
+    const unsigned char *blocks;
+    Py_ssize_t n_blocks;
+} automaton_t;
+
+/* The next state from `s` on byte `b`, or -1 when the automaton is malformed. */
+static inline int32_t next_state(const automaton_t *a, int32_t s, unsigned char b) {
+    for (;;) {
+        const int32_t *r = a->states + (Py_ssize_t)s * STATE_COLUMNS;
+        int32_t fail = r[1], count = r[3], to;
+        Py_ssize_t at = r[2];
+        if (count < 0) {  /* a full row */
+            if (count != -1 || at < 0 || at + 1024 > a->n_blocks) return -1;
+            memcpy(&to, a->blocks + at + 4 * (Py_ssize_t)b, sizeof to);
+            return to >= 0 && to < a->n_states ? to : -1;
+        }
+        if (at < 0 || at + 5 * (Py_ssize_t)count > a->n_blocks) return -1;
+        const unsigned char *bytes = a->blocks + at;
+        for (int32_t k = 0; k < count && bytes[k] <= b; k++) {  /* ascending bytes */
+            if (bytes[k] == b) {
+                memcpy(&to, bytes + count + 4 * (Py_ssize_t)k, sizeof to);
+                return to >= 0 && to < a->n_states ? to : -1;
+            }
+        }
+        if (fail < 0 || fail >= s) return -1;
+        s = fail;
+    }
+}
+
+static Py_ssize_t walk(const automaton_t *a, const unsigned char *s, Py_ssize_t len,
+                       Py_ssize_t depth, int32_t *found) {
     /* as many chains as give each a segment of at least 4 x (depth + 1) bytes, so that the
      * warm-ups (depth bytes each) stay a small part of the walk; a sample of 300 characters
      * gets all 8 */
@@ -31,7 +68,7 @@ static Py_ssize_t walk(const uint32_t *next, Py_ssize_t n_next, const uint16_t *
     if (chains > CHAINS) chains = CHAINS;
     if (chains < 1) chains = 1;
     Py_ssize_t pos[CHAINS], begin[CHAINS], end[CHAINS], fill[CHAINS];
-    uint32_t state[CHAINS];
+    int32_t state[CHAINS];
     for (Py_ssize_t c = 0; c < chains; c++) {
         begin[c] = len * c / chains;
         end[c] = len * (c + 1) / chains;
@@ -45,13 +82,13 @@ static Py_ssize_t walk(const uint32_t *next, Py_ssize_t n_next, const uint16_t *
         for (Py_ssize_t c = 0; c < chains; c++) {
             if (pos[c] >= end[c]) continue;
             active++;
-            Py_ssize_t at = ((Py_ssize_t)rows[state[c]] << 8) + s[pos[c]];
-            if (at >= n_next || next[at] >= (uint32_t)n_out || next[at] >= (uint32_t)n_rows) {
-                PyErr_SetString(PyExc_ValueError, "the DFA tables do not fit together");
+            int32_t next = next_state(a, state[c], s[pos[c]]);
+            if (next < 0) {
+                PyErr_SetString(PyExc_ValueError, "the language automaton is malformed");
                 return -1;
             }
-            state[c] = next[at];
-            int32_t f = feature_of[state[c]];
+            state[c] = next;
+            int32_t f = a->states[(Py_ssize_t)next * STATE_COLUMNS];
             if (f >= 0 && pos[c] >= begin[c]) found[fill[c]++] = f;
             pos[c]++;
         }
@@ -93,7 +130,7 @@ static Py_ssize_t tally(const int32_t *found, Py_ssize_t n, int32_t *features, P
 }
 
 typedef struct {
-    Py_buffer nm, row, out, text;
+    Py_buffer states, blocks, text;
     int32_t *found, *features;
     Py_ssize_t *counts;
 } Walked;
@@ -102,18 +139,18 @@ static void walked_release(Walked *w) {
     PyMem_Free(w->found);
     PyMem_Free(w->features);
     PyMem_Free(w->counts);
-    PyBuffer_Release(&w->nm);
-    PyBuffer_Release(&w->row);
-    PyBuffer_Release(&w->out);
+    PyBuffer_Release(&w->states);
+    PyBuffer_Release(&w->blocks);
     PyBuffer_Release(&w->text);
 }
 
 /* Walk and tally; returns the number of distinct features or -1 with an exception set. */
 static Py_ssize_t walk_and_tally(Walked *w, Py_ssize_t depth) {
-    if (w->nm.itemsize != 4 || w->row.itemsize != 2 || w->out.itemsize != 4) {
-        PyErr_SetString(PyExc_TypeError, "nextmove: uint32, row: uint16, output: int32 buffers");
+    if (w->states.itemsize != 4 || w->states.len % (4 * STATE_COLUMNS) != 0 || w->states.len == 0) {
+        PyErr_SetString(PyExc_TypeError, "states: int32 rows of 4");
         return -1;
     }
+    automaton_t a = {w->states.buf, w->states.len / (4 * STATE_COLUMNS), w->blocks.buf, w->blocks.len};
     Py_ssize_t len = w->text.len;
     w->found = PyMem_Malloc(sizeof(int32_t) * (len + 1));
     w->features = PyMem_Malloc(sizeof(int32_t) * (len + 1));
@@ -122,17 +159,17 @@ static Py_ssize_t walk_and_tally(Walked *w, Py_ssize_t depth) {
         PyErr_NoMemory();
         return -1;
     }
-    Py_ssize_t n = walk(w->nm.buf, w->nm.len / 4, w->row.buf, w->row.len / 2, w->out.buf,
-                        w->out.len / 4, w->text.buf, len, depth, w->found);
+    Py_ssize_t n = walk(&a, w->text.buf, len, depth, w->found);
     return n < 0 ? -1 : tally(w->found, n, w->features, w->counts);
 }
 
-/* visit_counts(nextmove: buffer of uint32, row: buffer of uint16, output: buffer of
- * int32, text: bytes, depth: int = -1) -> dict | None. depth < 0: one chain. */
+/* visit_counts(states, blocks, text: bytes, depth: int = -1) -> dict | None: the
+ * automaton's buffers (lang_automaton.Automaton). depth < 0: one chain. */
 static PyObject *visit_counts(PyObject *self, PyObject *args) {
     Walked w = {0};
     Py_ssize_t depth = -1;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*|n", &w.nm, &w.row, &w.out, &w.text, &depth)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*|n", &w.states, &w.blocks, &w.text, &depth))
+        return NULL;
     PyObject *result = NULL;
     Py_ssize_t seen = walk_and_tally(&w, depth);
     if (seen == 0) result = Py_NewRef(Py_None);
@@ -220,7 +257,7 @@ static int probabilities_of(PyObject *args, double *probs, Py_ssize_t *width_out
     Py_ssize_t depth, width;
     PyObject *aliases;
     int rc = -1;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*ny*O!", &w.nm, &w.row, &w.out, &w.text, &depth,
+    if (!PyArg_ParseTuple(args, "y*y*y*ny*ny*O!", &w.states, &w.blocks, &w.text, &depth,
                           &table, &width, &pc, &PyTuple_Type, &aliases))
         return -1;
     Py_ssize_t seen = walk_and_tally(&w, depth);
@@ -287,7 +324,7 @@ done:
     return rc;
 }
 
-/* classify(nextmove, row, output, text, depth, table, width, pc, aliases) -> (index, p):
+/* classify(states, blocks, text, depth, table, width, pc, aliases) -> (index, p):
  * the most probable class (the first of equals, as numpy's argmax) and its probability. */
 static PyObject *classify(PyObject *self, PyObject *args) {
     double probs[MAX_WIDTH];
@@ -349,66 +386,49 @@ static PyObject *set_f16c(PyObject *self, PyObject *arg) {
     return PyBool_FromLong(use_f16c);
 }
 
-/* max_depth(nextmove, row) -> int: the largest distance of a state from the start state
- * (breadth-first over every byte), i.e. the longest n-gram the automaton tracks. */
-static PyObject *max_depth(PyObject *self, PyObject *args) {
-    Py_buffer nm, row;
-    if (!PyArg_ParseTuple(args, "y*y*", &nm, &row)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n_states = row.len / 2, n_next = nm.len / 4;
-    int32_t *depth = NULL, *queue = NULL;
-    if (nm.itemsize != 4 || row.itemsize != 2 || n_states == 0) {
-        PyErr_SetString(PyExc_TypeError, "nextmove: uint32, row: uint16 buffers");
+/* next_states(states, blocks, from: buffer of int32, on: bytes) -> bytes of int32: the
+ * next state from each from[i] on byte on[i] (how the tests compare every transition of the
+ * automaton with the full table's). ValueError on a state outside the automaton. */
+static PyObject *next_states(PyObject *self, PyObject *args) {
+    Walked w = {0};
+    Py_buffer from = {0};
+    PyObject *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &w.states, &w.blocks, &from, &w.text))
+        return NULL;
+    if (w.states.itemsize != 4 || w.states.len % (4 * STATE_COLUMNS) != 0 || w.states.len == 0 ||
+        from.itemsize != 4 || from.len / 4 != w.text.len) {
+        PyErr_SetString(PyExc_TypeError, "states: int32 rows of 4, from: int32 per byte");
         goto done;
     }
-    const uint32_t *next = nm.buf;
-    const uint16_t *rows = row.buf;
-    depth = PyMem_Malloc(sizeof(int32_t) * n_states);
-    queue = PyMem_Malloc(sizeof(int32_t) * n_states);
-    if (depth == NULL || queue == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < n_states; i++) depth[i] = -1;
-    Py_ssize_t head = 0, tail = 0;
-    int32_t deepest = 0;
-    depth[0] = 0;
-    queue[tail++] = 0;
-    while (head < tail) {
-        int32_t st = queue[head++];
-        Py_ssize_t base = (Py_ssize_t)rows[st] << 8;
-        for (int b = 0; b < 256; b++) {
-            if (base + b >= n_next || next[base + b] >= (uint32_t)n_states) {
-                PyErr_SetString(PyExc_ValueError, "the DFA tables do not fit together");
-                goto done;
-            }
-            uint32_t to = next[base + b];
-            if (depth[to] < 0) {
-                depth[to] = depth[st] + 1;
-                if (depth[to] > deepest) deepest = depth[to];
-                queue[tail++] = (int32_t)to;
-            }
+    automaton_t a = {w.states.buf, w.states.len / (4 * STATE_COLUMNS), w.blocks.buf, w.blocks.len};
+    if ((out = PyBytes_FromStringAndSize(NULL, w.text.len * 4)) == NULL) goto done;
+    int32_t *to = (int32_t *)PyBytes_AS_STRING(out);
+    const int32_t *start = from.buf;
+    const unsigned char *bytes = w.text.buf;
+    for (Py_ssize_t i = 0; i < w.text.len; i++) {
+        if (start[i] < 0 || start[i] >= a.n_states || (to[i] = next_state(&a, start[i], bytes[i])) < 0) {
+            PyErr_SetString(PyExc_ValueError, "a state outside the automaton, or a malformed one");
+            Py_CLEAR(out);
+            break;
         }
     }
-    result = PyLong_FromLong(deepest);
 done:
-    PyMem_Free(depth);
-    PyMem_Free(queue);
-    PyBuffer_Release(&nm);
-    PyBuffer_Release(&row);
-    return result;
+    PyBuffer_Release(&from);
+    walked_release(&w);
+    return out;
 }
 
 static PyMethodDef methods[] = {
     {"visit_counts", visit_counts, METH_VARARGS,
-     "visit_counts(nextmove, row, output, text, depth=-1) -> {feature: count} | None"},
+     "visit_counts(states, blocks, text, depth=-1) -> {feature: count} | None"},
     {"classify", classify, METH_VARARGS,
-     "classify(nextmove, row, output, text, depth, table, width, pc, aliases) -> (index, p)"},
+     "classify(states, blocks, text, depth, table, width, pc, aliases) -> (index, p)"},
     {"probabilities", probabilities, METH_VARARGS,
-     "probabilities(nextmove, row, output, text, depth, table, width, pc, aliases) -> list"},
+     "probabilities(states, blocks, text, depth, table, width, pc, aliases) -> list"},
+    {"next_states", next_states, METH_VARARGS,
+     "next_states(states, blocks, from, on) -> int32 next state per (state, byte)"},
     {"added", added, METH_VARARGS, "added(float16 buffer, f16c) -> [0.0 + 1.0 * h, ...]"},
     {"set_f16c", set_f16c, METH_O, "set_f16c(on) -> whether F16C rows are used"},
-    {"max_depth", max_depth, METH_VARARGS, "max_depth(nextmove, row) -> int"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -17,10 +17,11 @@ import hashlib
 import lzma
 import os
 import shutil
-from array import array
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from pipeline.extract import lang_automaton
 
 try:
     from pipeline.extract import _dfa  # type: ignore[attr-defined]
@@ -54,27 +55,40 @@ def cache_dir() -> Path:
 #: The arrays of py3langid's model, as stored in its npz.
 _MODEL_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
 #: The big ones, memory-mapped read-only: the page cache holds one copy for every worker
-#: (the 39 MB DFA was copied into each process: 14% of a worker's page faults).
-_MAPPED = frozenset({"ptc", "nextmove"})
+#: (the 39 MB DFA was copied into each process: 14% of a worker's page faults). The
+#: compiled walk never reads the full DFA: it walks the compact automaton.
+_MAPPED = frozenset({"ptc", "nextmove", "ac_states", "ac_blocks"})
+#: The compact automaton's arrays (lang_automaton.Automaton), stored beside the model's.
+_AUTOMATON_ARRAYS = ("ac_states", "ac_blocks")
 
 
 def _decompressed_model(model_file: Path) -> Path | None:
     """py3langid's model (an LZMA-compressed npz) unpacked once into :func:`cache_dir`, one
-    ``.npy`` file per array, named by the model's content hash (so every checkout and venv
-    shares one copy). The LZMA costs ~0.45 s in every process and copying the table out of
-    an npz ~0.1 s; a ``.npy`` is memory-mapped instead: no copy, and the page cache shares
-    it between workers. None when the cache cannot be written."""
+    ``.npy`` file per array, with the compact automaton of its DFA and that automaton's
+    depth (``depth.txt``), named by the model's content hash (so every checkout and venv
+    shares one copy). The LZMA costs ~0.45 s in every process, copying the table out of
+    an npz ~0.1 s, building the automaton ~1.5 s; a ``.npy`` is memory-mapped instead: no
+    copy, and the page cache shares it between workers. None when the cache cannot be
+    written."""
     import numpy as np
 
+    tmp: Path | None = None
     try:
         digest = hashlib.blake2b(model_file.read_bytes(), digest_size=12).hexdigest()
-        target = cache_dir() / f"py3langid-{digest}-f16"  # (the model's own float16 table)
+        # (the model's own float16 table; the automaton beside it)
+        target = cache_dir() / f"py3langid-{digest}-f16-ac{lang_automaton.DENSE}"
         if not (target / "done").exists():
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             tmp.mkdir(parents=True, exist_ok=True)
             with lzma.open(model_file) as src, np.load(src, allow_pickle=False) as data:
-                for name in _MODEL_ARRAYS:
-                    np.save(tmp / f"{name}.npy", data[name], allow_pickle=False)
+                arrays = {name: data[name] for name in _MODEL_ARRAYS}
+            for name, value in arrays.items():
+                np.save(tmp / f"{name}.npy", value, allow_pickle=False)
+            automaton = lang_automaton.compact(arrays["nextmove"], arrays["nextmove_row"],
+                                               arrays["out_feat"])
+            for name, value in zip(_AUTOMATON_ARRAYS, automaton[:2], strict=True):
+                np.save(tmp / f"{name}.npy", value, allow_pickle=False)
+            (tmp / "depth.txt").write_text(str(automaton.depth), "ascii")
             (tmp / "done").touch()
             try:
                 os.replace(tmp, target)  # atomic: concurrent workers never read half a model
@@ -82,49 +96,34 @@ def _decompressed_model(model_file: Path) -> Path | None:
                 shutil.rmtree(tmp, ignore_errors=True)
         return target
     except (OSError, lzma.LZMAError, ValueError, KeyError):
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         return None
 
 
-def _load_model(model_file: Path) -> tuple[tuple[Any, ...], int]:
+def _load_model(model_file: Path) -> tuple[tuple[Any, ...], lang_automaton.Automaton]:
     """py3langid.modelio.load_model's result, from the unpacked cache when possible, and the
-    DFA's depth for the compiled walk (-1: walk in one chain)."""
+    compact automaton of its DFA for the compiled walk (built in the process when the cache
+    cannot be written)."""
     from py3langid import modelio
 
     cached = _decompressed_model(model_file)
-    if cached is None:
-        return modelio.load_model(model_file), -1
-    import numpy as np
+    if cached is not None:
+        import numpy as np
 
-    try:
-        data = {name: np.load(cached / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None,
-                              allow_pickle=False) for name in _MODEL_ARRAYS}
-    except (OSError, ValueError):
-        return modelio.load_model(model_file), -1
-    # nextmove stays a (mapped) array: only the compiled walk reads it, as a buffer
+        try:
+            data = {name: np.load(cached / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None,
+                                  allow_pickle=False) for name in _MODEL_ARRAYS + _AUTOMATON_ARRAYS}
+            depth = int((cached / "depth.txt").read_text("ascii"))
+        except (OSError, ValueError):
+            cached = None
+    if cached is None:
+        model = modelio.load_model(model_file)
+        return model, lang_automaton.compact(model[3], model[4], model[5])
+    # nextmove stays a (mapped) array: py3langid's attributes, never read by the compiled walk
     model = (data["ptc"], data["pc"], data["classes"].tolist(), data["nextmove"],
              modelio._to_array(data["nextmove_row"]), data["out_feat"].tolist())
-    return model, _dfa_depth(cached, model[3], model[4])
-
-
-def _dfa_depth(cached: Path, nextmove: Any, row: Any) -> int:
-    """The largest distance of a DFA state from the start (``_dfa.max_depth``: how many bytes
-    back a state depends on, which lets the compiled walk run in several chains), kept in the
-    cache beside the model (computing it takes ~80 ms); -1 without the compiled walk."""
-    if _dfa is None:
-        return -1
-    path = cached / "depth.txt"
-    try:
-        return int(path.read_text("ascii"))
-    except (OSError, ValueError):
-        pass
-    depth = int(_dfa.max_depth(nextmove, row))
-    tmp = path.with_name(f".depth.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(str(depth), "ascii")
-        os.replace(tmp, path)
-    except OSError:  # a read-only cache: compute it in every process
-        tmp.unlink(missing_ok=True)
-    return depth
+    return model, lang_automaton.Automaton(data["ac_states"], data["ac_blocks"], depth)
 
 
 @lru_cache(maxsize=1)
@@ -140,18 +139,18 @@ def _identifier() -> Any:
         features in the same order, the same formula in float64 over the model's float16
         table (tests/unit/test_extract_lang.py)."""
 
-        __slots__ = ("_output", "_depth", "_aliases", "_pc32")
+        __slots__ = ("_automaton", "_depth", "_aliases", "_pc32")
 
-        def __init__(self, *args: Any, depth: int, **kwargs: Any) -> None:
+        def __init__(self, *args: Any, automaton: lang_automaton.Automaton, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self._output = array("i", self.tk_output)
-            self._depth = depth
+            self._automaton = automaton[:2]
+            self._depth = automaton.depth
             self._aliases = tuple(self._alias_pairs)
             self._pc32 = np.ascontiguousarray(self.nb_pc, dtype=np.float32)
 
         def _args(self, text: bytes) -> tuple[Any, ...]:
-            return (self.tk_nextmove, self.tk_row, self._output, text, self._depth, self.nb_ptc,
-                    self.nb_ptc.shape[1], self._pc32, self._aliases)
+            return (*self._automaton, text, self._depth, self.nb_ptc, self.nb_ptc.shape[1],
+                    self._pc32, self._aliases)
 
         def _decide(self, text: str | bytes) -> Any:
             return np.array(_dfa.probabilities(*self._args(self._encode(text))))
@@ -161,11 +160,11 @@ def _identifier() -> Any:
             return self.nb_classes[index], probability
 
     path = Path(MODEL_FILE)
-    (ptc, pc, classes, nextmove, row, output), depth = _load_model(
+    (ptc, pc, classes, nextmove, row, output), automaton = _load_model(
         path if path.is_absolute() else MODEL_DIR / path)
     # as LanguageIdentifier.from_model_file builds it; the table stays the model's float16
     return CompiledWalk(np.ascontiguousarray(ptc, dtype=np.float16), np.asarray(pc), classes,
-                        nextmove, output, norm_probs=True, tk_row=row, depth=depth)
+                        nextmove, output, norm_probs=True, tk_row=row, automaton=automaton)
 
 
 def detect_language(text: str) -> tuple[str, float] | None:

@@ -74,8 +74,7 @@ def _assert_same_walk(text: str) -> None:
     data = identifier._encode(text)
     expected = visit_counts(identifier.tk_nextmove, identifier._rowbase, identifier.tk_output, data)
     for depth in (-1, identifier._depth):  # one chain; several chains side by side
-        got = lang._dfa.visit_counts(identifier.tk_nextmove, identifier.tk_row, identifier._output,
-                                     data, depth)
+        got = lang._dfa.visit_counts(*identifier._automaton, data, depth)
         assert got == expected
         if got is not None:
             assert list(got) == list(expected)  # the order the scores are summed in
@@ -89,33 +88,100 @@ def test_the_walk_in_chains_equals_py3langids_on_long_texts(text: str) -> None:
     _assert_same_walk(text)
 
 
+def _full_dfa(identifier):  # type: ignore[no-untyped-def]
+    """py3langid's full DFA as a (rows, 256) table of next states, each state's row index."""
+    import numpy as np
+
+    table = np.asarray(identifier.tk_nextmove, dtype=np.int64).reshape(-1, 256)
+    return table, np.frombuffer(identifier.tk_row, dtype=np.uint16).astype(np.int64)
+
+
 @pytest.mark.native  # a compiled extension against its reference
-def test_the_chains_warm_up_for_the_dfas_depth() -> None:
-    # The chains' warm-up is the DFA's depth: the largest breadth-first distance of a state
-    # from the start, recomputed here in numpy.
+def test_the_compact_automaton_makes_every_transition_of_the_full_dfa() -> None:
+    # Breadth first over both automata side by side from their start states: every state
+    # of the compact one stands for exactly one of the full DFA (the same feature), and
+    # from each pair every one of the 256 bytes leads to a pair again: all 26.8 million
+    # transitions, compared.
     import numpy as np
 
     from pipeline.extract import lang
 
     identifier = lang._identifier()
-    nextmove = np.asarray(identifier.tk_nextmove)
-    row = np.frombuffer(identifier.tk_row, dtype=np.uint16).astype(np.int64)
+    table, row = _full_dfa(identifier)
+    states = np.asarray(identifier._automaton[0]).reshape(-1, 4)
+    full_feature = np.asarray(identifier.tk_output)
+    partner = np.full(len(states), -1, dtype=np.int64)  # compact state -> full DFA state
+    partner[0] = 0
+    ours, theirs = np.array([0]), np.array([0])
+    compared = 0
+    while ours.size:
+        on = np.tile(np.arange(256, dtype=np.uint8), ours.size)
+        got = np.frombuffer(lang._dfa.next_states(*identifier._automaton,
+                                                  np.repeat(ours, 256).astype(np.int32),
+                                                  on.tobytes()), dtype=np.int32).astype(np.int64)
+        expected = table[np.repeat(row[theirs], 256), on]
+        compared += got.size
+        known = partner[got] >= 0
+        assert (partner[got[known]] == expected[known]).all()
+        new, first = np.unique(got[~known], return_index=True)
+        partner[new] = expected[~known][first]
+        assert (partner[got] == expected).all()  # one partner each
+        assert (states[new, 0] == full_feature[partner[new]]).all()
+        ours, theirs = new, partner[new]
+    assert (partner >= 0).all() and compared == 256 * len(states)
+
+
+@pytest.mark.native  # a compiled extension against its reference
+def test_a_malformed_automaton_is_an_error_not_a_read_outside() -> None:
+    import numpy as np
+
+    from pipeline.extract import lang
+
+    identifier = lang._identifier()
+    states, blocks = (np.array(a).reshape(-1, 4) if a.ndim == 2 else np.array(a) for a in identifier._automaton)
+    text = "Ceci est une phrase en français, assez longue pour le détecteur.".encode()
+    sparse = states[:, 3] >= 0
+    looping = states.copy()
+    looping[1:, 1] = np.arange(1, len(looping))  # each state its own failure state
+    beyond = states.copy()
+    beyond[sparse, 2] = len(blocks)  # exceptions past the end of the blocks
+    short_row = states.copy()
+    short_row[~sparse, 2] = len(blocks) - 1023  # a full row past the end
+    far = blocks.copy()
+    far[:1024] = 0x7F  # the start state's row leads outside the automaton
+    for bad in ((looping, blocks), (beyond, blocks), (short_row, blocks), (states, far)):
+        with pytest.raises(ValueError, match="malformed"):
+            lang._dfa.visit_counts(*bad, text, identifier._depth)
+    with pytest.raises(TypeError):
+        lang._dfa.visit_counts(states[:, :3].copy(), blocks, text, identifier._depth)
+
+
+@pytest.mark.native  # a compiled extension against its reference
+def test_the_chains_warm_up_for_the_dfas_depth() -> None:
+    # The chains' warm-up is the DFA's depth: the largest breadth-first distance of a state
+    # from the start, recomputed here in numpy on the full DFA.
+    import numpy as np
+
+    from pipeline.extract import lang
+
+    identifier = lang._identifier()
+    nextmove, row = _full_dfa(identifier)
     depth = np.full(len(row), -1)
     depth[0] = 0
     frontier, distance = np.array([0]), 0
     while frontier.size:
-        reached = np.unique(nextmove[(row[frontier][:, None] << 8) + np.arange(256)])
+        reached = np.unique(nextmove[row[frontier]])
         frontier = reached[depth[reached] < 0]
         distance += 1
         depth[frontier] = distance
     assert (depth >= 0).all()
-    assert identifier._depth == depth.max() == lang._dfa.max_depth(identifier.tk_nextmove, identifier.tk_row)
+    assert identifier._depth == depth.max()
     # Walking in chains must differ from one chain when the warm-up is too short (so the
     # equality tests above can fail): find a text where a warm-up of depth - 1 breaks.
     text = ("Ceci est une phrase en français, assez longue pour le détecteur. " * 12).encode()
-    args = (identifier.tk_nextmove, identifier.tk_row, identifier._output, text)
-    assert lang._dfa.visit_counts(*args, identifier._depth) == lang._dfa.visit_counts(*args)
-    assert any(lang._dfa.visit_counts(*args[:3], text[k:], 0) != lang._dfa.visit_counts(*args[:3], text[k:])
+    automaton = identifier._automaton
+    assert lang._dfa.visit_counts(*automaton, text, identifier._depth) == lang._dfa.visit_counts(*automaton, text)
+    assert any(lang._dfa.visit_counts(*automaton, text[k:], 0) != lang._dfa.visit_counts(*automaton, text[k:])
                for k in range(8))
 
 
@@ -130,10 +196,12 @@ def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  #
 
     monkeypatch.setenv("REDECODE_CACHE_DIR", str(tmp_path))
     path = MODEL_DIR / MODEL_FILE
-    cached, depth = lang._load_model(path)
+    cached, automaton = lang._load_model(path)
     assert list(tmp_path.glob("py3langid-*/done")), "the cache was not written"
-    again, depth_again = lang._load_model(path)  # now read from the cache
-    assert depth == depth_again == lang._identifier()._depth > 0
+    again, automaton_again = lang._load_model(path)  # now read from the cache
+    assert automaton.depth == automaton_again.depth == lang._identifier()._depth > 0
+    for built, read in zip(automaton[:2], automaton_again[:2], strict=True):
+        assert np.array_equal(built, read)
     reference = modelio.load_model(path)
     for got in (cached, again):
         assert np.array_equal(got[0], reference[0]) and np.array_equal(got[1], reference[1])
