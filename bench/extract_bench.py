@@ -102,16 +102,21 @@ def measure(
     The extractors take turns page by page (the shared machine's speed drifts by 1.5x within
     minutes, so running one extractor after the other compares different machines), each
     call on a page it has not seen (:func:`fresh_copy`); the rate is the best of ``rounds``
-    rounds, in CPU time of this process.
+    rounds, in CPU time of this process. The order rotates by one each page, so that each
+    extractor runs after each other one on as many pages: what runs just before an
+    extractor sets the caches it meets, and in a fixed order each would always follow the
+    same one.
     """
     clock = time.process_time
     best = dict.fromkeys(fns, float("inf"))
     texts: dict[str, list[str]] = {name: [] for name in fns}
+    names = list(fns)
     for _ in range(rounds):
         spent = dict.fromkeys(fns, 0.0)
         texts = {name: [] for name in fns}
-        for _, url, html, _ in pages:
-            for name, fn in fns.items():
+        for i, (_, url, html, _) in enumerate(pages):
+            for name in names[i % len(names):] + names[:i % len(names)]:
+                fn = fns[name]
                 page = fresh_copy(html)
                 start = clock()
                 texts[name].append(fn(page, url))
@@ -187,7 +192,8 @@ def run(lines: list[str], repeat: int = 3) -> None:
         "## Extraction (article-extraction corpus, 181 pages)", "",
         "Main-text F1/P/R with the benchmark's metric; pages per CPU-second, best of "
         f"{repeat} rounds, with the extractors taking turns page by page (\"turns\": each "
-        "meets the caches the others left) and each alone over the whole corpus, taking "
+        "meets the caches the others left; the order rotates by one each page, so each runs "
+        "after each other one equally often) and each alone over the whole corpus, taking "
         "turns corpus by corpus (\"alone\": what a user of one extractor gets). Every call "
         "gets a new copy of its page's `str`: CPython keeps a string's UTF-8 form once an "
         "extension asks for it, and resiliparse's parse skips its encoding on a string it "

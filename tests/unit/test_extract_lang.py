@@ -211,6 +211,23 @@ def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  #
         assert got[4] == reference[4]
 
 
+@pytest.mark.native  # the automaton built where the cache cannot be written
+def test_without_a_writable_cache_the_automaton_is_built_in_the_process(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    from py3langid.langid import MODEL_DIR, MODEL_FILE
+
+    from pipeline.extract import lang
+
+    blocker = tmp_path / "a-file"
+    blocker.write_bytes(b"")
+    monkeypatch.setenv("REDECODE_CACHE_DIR", str(blocker))  # a file: no directory under it
+    assert lang._decompressed_model(MODEL_DIR / MODEL_FILE) is None
+    _, built = lang._load_model(MODEL_DIR / MODEL_FILE)
+    assert built.depth == lang._identifier()._depth
+    for ours, cached in zip(built[:2], lang._identifier()._automaton, strict=True):
+        assert np.array_equal(ours, cached)
+
+
 def _reference_probabilities(identifier, text: str) -> list[float]:  # type: ignore[no-untyped-def]
     """The documented formula in plain Python floats (float64), one operation at a time in
     the order _dfa.c runs them: py3langid's features and counts, log1p(count) * row summed
