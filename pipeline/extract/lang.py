@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import lzma
-import mmap
 import os
 import shutil
 from functools import lru_cache
@@ -58,15 +57,7 @@ _MODEL_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
 #: The big ones, memory-mapped read-only: the page cache holds one copy for every worker
 #: (the 39 MB DFA was copied into each process: 14% of a worker's page faults). The
 #: compiled walk never reads the full DFA: it walks the compact automaton.
-_MAPPED = frozenset({"nextmove", "ac_states", "ac_blocks"})
-#: The 28 MB score table: each sample reads ~195 of its rows (284 bytes each), nearly each on
-#: a page of its own, so with pages of 4 KiB nearly every row also missed the TLB (under a
-#: virtual machine's nested page tables, several more memory reads each). Where the system
-#: has transparent huge pages it is read into pages of 2 MiB (:func:`_huge_array`): ~14
-#: TLB entries hold it all. Elsewhere it is memory-mapped like the others.
-_HUGE = frozenset({"ptc"})
-#: The huge page size (x86-64 and arm64 with 4 KiB base pages).
-HUGE_PAGE = 2 * 2**20
+_MAPPED = frozenset({"ptc", "nextmove", "ac_states", "ac_blocks"})
 #: The compact automaton's arrays (lang_automaton.Automaton), stored beside the model's.
 _AUTOMATON_ARRAYS = ("ac_states", "ac_blocks")
 
@@ -121,9 +112,8 @@ def _load_model(model_file: Path) -> tuple[tuple[Any, ...], lang_automaton.Autom
         import numpy as np
 
         try:
-            data = {name: _big_array(cached / f"{name}.npy") if name in _HUGE
-                    else np.load(cached / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None,
-                                 allow_pickle=False) for name in _MODEL_ARRAYS + _AUTOMATON_ARRAYS}
+            data = {name: np.load(cached / f"{name}.npy", mmap_mode="r" if name in _MAPPED else None,
+                                  allow_pickle=False) for name in _MODEL_ARRAYS + _AUTOMATON_ARRAYS}
             depth = int((cached / "depth.txt").read_text("ascii"))
         except (OSError, ValueError):
             cached = None
@@ -134,58 +124,6 @@ def _load_model(model_file: Path) -> tuple[tuple[Any, ...], lang_automaton.Autom
     model = (data["ptc"], data["pc"], data["classes"].tolist(), data["nextmove"],
              modelio._to_array(data["nextmove_row"]), data["out_feat"].tolist())
     return model, lang_automaton.Automaton(data["ac_states"], data["ac_blocks"], depth)
-
-
-def huge_pages_available() -> bool:
-    """Whether this process can ask for transparent huge pages (Linux with THP enabled as
-    ``always`` or ``madvise``)."""
-    if not hasattr(mmap, "MADV_HUGEPAGE"):
-        return False
-    try:
-        setting = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text("ascii")
-    except OSError:
-        return False
-    return "[never]" not in setting
-
-
-def _big_array(path: Path) -> Any:
-    """A big ``.npy`` array, read-only: in huge pages where available, else memory-mapped."""
-    import numpy as np
-
-    if huge_pages_available():
-        try:
-            return _huge_array(path)
-        except (OSError, ValueError):
-            pass
-    return np.load(path, mmap_mode="r", allow_pickle=False)
-
-
-def _huge_array(path: Path) -> Any:
-    """The ``.npy`` array at ``path`` read into a private anonymous mapping advised for
-    transparent huge pages (``madvise(MADV_HUGEPAGE)``), its data starting on a huge page
-    boundary, then made read-only for numpy. The pool's fork server loads the model before
-    it forks the workers, so they share these pages copy-on-write, and nothing writes them."""
-    import numpy as np
-    from numpy.lib import format as npy
-
-    with path.open("rb") as fh:
-        read_header = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}.get(
-            npy.read_magic(fh))
-        if read_header is None:
-            raise ValueError(f"{path.name}: an .npy format this reader does not know")
-        shape, fortran, dtype = read_header(fh)
-        if fortran or dtype.hasobject:
-            raise ValueError(f"{path.name}: not a C-ordered array of numbers")
-        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        area = mmap.mmap(-1, size + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-        raw = np.frombuffer(area, dtype=np.uint8)
-        start = -raw.ctypes.data % HUGE_PAGE
-        area.madvise(mmap.MADV_HUGEPAGE, start, size + HUGE_PAGE - start)
-        if fh.readinto(memoryview(area)[start:start + size]) != size:
-            raise ValueError(f"{path.name}: shorter than its header says")
-    array = raw[start:start + size].view(dtype).reshape(shape)
-    array.flags.writeable = False
-    return array
 
 
 @lru_cache(maxsize=1)

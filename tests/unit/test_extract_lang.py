@@ -7,12 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.extract import extract
-from pipeline.extract.lang import (
-    choose_language,
-    detect_language,
-    huge_pages_available,
-    primary_subtag,
-)
+from pipeline.extract.lang import choose_language, detect_language, primary_subtag
 
 GERMAN = ("Der Ausschuss hat am Dienstag über den neuen Haushalt beraten, der sich um drei Monate "
           "verzögert hat. Die Mitglieder waren sich einig, dass der Vorschlag überarbeitet werden muss.")
@@ -216,52 +211,6 @@ def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  #
         assert got[4] == reference[4]
 
 
-@pytest.mark.skipif(not huge_pages_available(), reason="this system has no transparent huge pages")
-def test_the_score_table_is_read_into_huge_pages(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import numpy as np
-
-    from pipeline.extract import lang
-
-    values = np.arange(3 * lang.HUGE_PAGE // 4, dtype=np.uint32).reshape(-1, 256) * 7
-    np.save(tmp_path / "big.npy", values, allow_pickle=False)
-    got = lang._big_array(tmp_path / "big.npy")
-    assert type(got) is np.ndarray and got.dtype == values.dtype and np.array_equal(got, values)
-    assert got.ctypes.data % lang.HUGE_PAGE == 0 and not got.flags.writeable
-    start, end = got.ctypes.data, got.ctypes.data + got.nbytes
-    huge = 0
-    with open("/proc/self/smaps") as smaps:  # the mapping that holds the array
-        inside = False
-        for line in smaps:
-            head = line.split()[0]
-            if "-" in head and not head.endswith(":"):
-                low, high = (int(part, 16) for part in head.split("-"))
-                inside = low <= start and end <= high
-            elif inside and head == "AnonHugePages:":
-                huge = int(line.split()[1]) * 1024
-    assert huge >= lang.HUGE_PAGE  # at least the first whole huge page of the array
-    # and the detector's own table is that kind of array
-    table = lang._identifier().nb_ptc
-    assert type(table) is np.ndarray and table.ctypes.data % lang.HUGE_PAGE == 0
-
-
-def test_a_big_array_the_huge_page_reader_refuses_is_memory_mapped(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import numpy as np
-
-    from pipeline.extract import lang
-
-    values = np.asfortranarray(np.arange(600, dtype=np.float16).reshape(20, 30))
-    np.save(tmp_path / "fortran.npy", values, allow_pickle=False)
-    with pytest.raises(ValueError, match="C-ordered"):
-        lang._huge_array(tmp_path / "fortran.npy")
-    got = lang._big_array(tmp_path / "fortran.npy")
-    assert isinstance(got, np.memmap) and np.array_equal(got, values)
-    np.save(tmp_path / "short.npy", np.arange(10_000, dtype=np.uint32), allow_pickle=False)
-    data = (tmp_path / "short.npy").read_bytes()
-    (tmp_path / "short.npy").write_bytes(data[:-4])
-    with pytest.raises(ValueError, match="shorter"):
-        lang._huge_array(tmp_path / "short.npy")
-
-
 @pytest.mark.native  # the automaton built where the cache cannot be written
 def test_without_a_writable_cache_the_automaton_is_built_in_the_process(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
@@ -362,7 +311,7 @@ def test_labels_and_probabilities_match_py3langids_own_identifier() -> None:
     from pipeline.extract import lang
 
     ours = lang._identifier()
-    assert ours.nb_ptc.dtype == np.float16  # the model's own table: no float32 copy
+    assert ours.nb_ptc.dtype == np.float16  # the model's own table, mapped: no float32 copy
     theirs = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     for text in _SCORED:
         assert np.allclose(ours._decide(text), theirs._decide(text), rtol=1e-4, atol=1e-6), text
