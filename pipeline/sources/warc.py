@@ -35,11 +35,9 @@ import re
 import uuid
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePath
-from typing import BinaryIO
-
-from warcio.recordloader import ArcWarcRecordLoader
-from warcio.statusandheaders import StatusAndHeaders
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pipeline.errors import RecordError
 from pipeline.inflate import INFLATE_ERRORS
@@ -53,6 +51,9 @@ from pipeline.sources.streams import (
     find_next_member,
 )
 
+if TYPE_CHECKING:
+    from warcio.statusandheaders import StatusAndHeaders
+
 #: Blocks over this are cut (block_truncation="cap"); the runner passes the rules'
 #: ``max_decompressed``, since a longer body could not be decoded anyway.
 MAX_BLOCK = 64 * 2**20
@@ -62,9 +63,17 @@ MAX_HEADER = 2**20
 KEEP_BLOCK = frozenset({"response", "resource", "metadata"})
 MAX_METADATA_BLOCK = 2**20  # CC metadata records are a few hundred bytes
 RESYNC_LINE = 1 << 16  # while searching for the next record, read lines in pieces this big
-_LOADER = ArcWarcRecordLoader(verify_http=False, arc2warc=True)
 # A record start inside a block: "WARC/x.y" alone on a line, then a header field line.
 _EMBEDDED_RECORD = re.compile(rb"(?:^|\n)(WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:)")
+
+
+@lru_cache(maxsize=1)
+def _loader() -> Any:
+    """warcio's record loader, made on first use: the fast path reads clean files without
+    it, and importing warcio costs ~20 ms of every process's start-up (it imports fsspec)."""
+    from warcio.recordloader import ArcWarcRecordLoader
+
+    return ArcWarcRecordLoader(verify_http=False, arc2warc=True)
 
 
 class HeaderTooLong(Exception):
@@ -214,7 +223,7 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, caps: _Cap
     next_record = False
     try:
         lines = _HeaderLines(src, caps.max_header - len(line))
-        rec = _LOADER.parse_record_stream(lines, line, fmt.known, no_record_parse=True)
+        rec = _loader().parse_record_stream(lines, line, fmt.known, no_record_parse=True)
         headers = rec.rec_headers
         record_id = headers.get_header("WARC-Record-ID") if is_warc else None
         declared = rec.length

@@ -305,3 +305,25 @@ def test_errors_after_a_first_record_keep_their_offsets(tmp_path) -> None:
     items = list(iter_records(str(path)))
     assert not isinstance(items[0], RecordError)
     assert [i.offset for i in items[1:] if isinstance(i, RecordError)] == [len(good.read_bytes())]
+
+
+def test_a_clean_file_is_read_without_importing_warcio(tmp_path: Path) -> None:
+    # warcio (with fsspec) costs ~15-20 ms of every process's start-up; only the careful
+    # reader needs it, so a file FastWARC reads whole must not import it.
+    import subprocess
+    import sys
+
+    path = tmp_path / "clean.warc.gz"
+    write_records(path, [("response", "http://a.example/", http_response(b"<p>x"), {})])
+    code = ("import sys\nfrom pipeline.sources import iter_records\n"
+            f"items = list(iter_records({str(path)!r}))\n"
+            "print(len(items), type(items[0]).__name__, 'warcio' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "RawRecord", "False"]
+    # and the careful reader still imports it where it is needed (an ARC file)
+    arc = Path(__file__).resolve().parents[2] / "data" / "sample" / "sample.arc.gz"
+    code = ("import sys\nfrom pipeline.sources import iter_records\n"
+            f"items = list(iter_records({str(arc)!r}))\n"
+            "print(any(type(i).__name__ == 'RawRecord' for i in items), 'warcio' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True"]
