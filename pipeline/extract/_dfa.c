@@ -145,13 +145,21 @@ static void walked_release(Walked *w) {
     PyBuffer_Release(&w->text);
 }
 
-/* Walk and tally; returns the number of distinct features or -1 with an exception set. */
-static Py_ssize_t walk_and_tally(Walked *w, Py_ssize_t depth) {
+/* The automaton held by w's states and blocks buffers; 0, or -1 with TypeError when the
+ * states are not int32 rows of STATE_COLUMNS. */
+static int automaton_of(const Walked *w, automaton_t *a) {
     if (w->states.itemsize != 4 || w->states.len % (4 * STATE_COLUMNS) != 0 || w->states.len == 0) {
         PyErr_SetString(PyExc_TypeError, "states: int32 rows of 4");
         return -1;
     }
-    automaton_t a = {w->states.buf, w->states.len / (4 * STATE_COLUMNS), w->blocks.buf, w->blocks.len};
+    *a = (automaton_t){w->states.buf, w->states.len / (4 * STATE_COLUMNS), w->blocks.buf, w->blocks.len};
+    return 0;
+}
+
+/* Walk and tally; returns the number of distinct features or -1 with an exception set. */
+static Py_ssize_t walk_and_tally(Walked *w, Py_ssize_t depth) {
+    automaton_t a;
+    if (automaton_of(w, &a) < 0) return -1;
     Py_ssize_t len = w->text.len;
     w->found = PyMem_Malloc(sizeof(int32_t) * (len + 1));
     w->features = PyMem_Malloc(sizeof(int32_t) * (len + 1));
@@ -396,12 +404,12 @@ static PyObject *next_states(PyObject *self, PyObject *args) {
     PyObject *out = NULL;
     if (!PyArg_ParseTuple(args, "y*y*y*y*", &w.states, &w.blocks, &from, &w.text))
         return NULL;
-    if (w.states.itemsize != 4 || w.states.len % (4 * STATE_COLUMNS) != 0 || w.states.len == 0 ||
-        from.itemsize != 4 || from.len / 4 != w.text.len) {
-        PyErr_SetString(PyExc_TypeError, "states: int32 rows of 4, from: int32 per byte");
+    automaton_t a;
+    if (automaton_of(&w, &a) < 0) goto done;
+    if (from.itemsize != 4 || from.len / 4 != w.text.len) {
+        PyErr_SetString(PyExc_TypeError, "from: int32 per byte");
         goto done;
     }
-    automaton_t a = {w.states.buf, w.states.len / (4 * STATE_COLUMNS), w.blocks.buf, w.blocks.len};
     if ((out = PyBytes_FromStringAndSize(NULL, w.text.len * 4)) == NULL) goto done;
     int32_t *to = (int32_t *)PyBytes_AS_STRING(out);
     const int32_t *start = from.buf;
