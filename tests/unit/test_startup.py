@@ -86,3 +86,14 @@ def test_a_worker_collects_less_often_and_freezes_its_heap_once_its_first_task_s
             "print(untouched, started, frozen > 0, gc.get_freeze_count())")
     # a process that is no worker is left alone; a worker settles once
     assert python(code) == "((700, 10, 10), 0) (20000, 10, 10) True 0"
+
+
+def test_a_command_does_not_load_pydantic(tmp_path: Path) -> None:
+    # typer 0.29 coerces every option through pydantic (+70 ms of CPU on every command,
+    # README: Dependencies); pyproject.toml keeps typer below it. A run, parsed and executed:
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample" / "sample-transport.warc"
+    code = ("import sys\n"
+            "from pipeline.cli import app\n"
+            f"try:\n    app(['run', {str(sample)!r}, '--out', {str(tmp_path / 'out')!r}, '-w', '1'])\n"
+            "except SystemExit as exc:\n    print(exc.code, 'pydantic' in sys.modules)")
+    assert python(code).splitlines()[-1] == "0 False"
