@@ -47,11 +47,11 @@ def profile(paths: list[Path], rounds: int, out: Path) -> tuple[int, dict[str, f
     pages = 0
     out.mkdir(parents=True, exist_ok=True)
 
-    def write(staged: list, sinks: tuple) -> None:
+    def write(staged: list, text: int, sinks: tuple) -> None:
         start = clock()
         records, links = _tables(staged)
         converted = clock()
-        sinks[0].write_table(records)
+        sinks[0].write_table(records, text)
         sinks[1].write_table(links)
         spent["Arrow conversion"] += converted - start
         spent["Parquet writing"] += clock() - converted
@@ -107,12 +107,14 @@ def profile(paths: list[Path], rounds: int, out: Path) -> tuple[int, dict[str, f
                 pages += 1
                 if (len(staged) >= ROW_GROUP_ROWS or text >= ROW_GROUP_BYTES
                         or links >= MAX_STAGED_LINKS):  # as a task does
-                    write(staged, sinks)
+                    write(staged, text, sinks)
                     staged, text, links = [], 0, 0
             if staged:
-                write(staged, sinks)
-            for sink in sinks:
+                write(staged, text, sinks)
+            closing = clock()
+            for sink in sinks:  # (the row groups still gathered, and the footers)
                 sink.close()
+            spent["Parquet writing"] += clock() - closing
             for fh in files:
                 fh.close()
         if round_ == 0:

@@ -49,10 +49,12 @@ from pipeline.storage import StorageError
 PROGRESS_EVERY = 100
 
 
-#: Link rows staged at most before the staged records are written with them. A page holds
-#: ~300 links, so this, not ``ROW_GROUP_ROWS``, ends most row groups: at 4,000 links a
-#: records row group held ~37 rows, and Arrow's zstd set up a fresh context for each of its
-#: 55 column chunks (16,000: 4% less CPU for a one-worker run, 5 MB more RSS).
+#: Link rows staged at most before the staged records and their links are converted and
+#: handed to the sinks. A page holds ~100-300 links, so this, not ``ROW_GROUP_ROWS``, ends
+#: most stages: each is a links row group, and the records sink gathers stages into row
+#: groups up to its own limits (:meth:`ParquetSink.write_table`). At 4,000 links, when each
+#: stage was also a records row group, that held ~37 rows and Arrow's zstd set up a fresh
+#: context for each of its 55 column chunks (16,000: 4% less CPU for a one-worker run).
 MAX_STAGED_LINKS = 32 * ROW_GROUP_ROWS
 #: A row group with this much text (characters; only pages of tens of MB of text reach it)
 #: hands Arrow's cached memory back to the system once written: jemalloc keeps the freed
@@ -128,7 +130,8 @@ class _Writer:
     def flush(self) -> None:
         """Convert and write what is staged; a record Arrow refuses becomes an errors row."""
         staged, self._staged = self._staged, []
-        huge = self._staged_text >= RELEASE_AFTER_BYTES
+        text = self._staged_text
+        huge = text >= RELEASE_AFTER_BYTES
         self._staged_links = self._staged_text = 0
         if not staged:
             return
@@ -148,7 +151,8 @@ class _Writer:
                 self.error(err)
             staged = good
             tables = _tables(staged)
-        self.records.write_table(tables[0])
+            text = sum(self.records.text_size(rows.record) for rows in staged)
+        self.records.write_table(tables[0], text)
         self.links.write_table(tables[1])
         counts = self.counts
         for rows in staged:

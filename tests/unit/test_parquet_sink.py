@@ -66,3 +66,38 @@ def test_a_task_writes_no_min_max_on_free_text_columns(tmp_path) -> None:  # typ
                       and meta.column(i).statistics.has_min_max}
         assert not with_stats & FREE_TEXT[table], (table, with_stats & FREE_TEXT[table])
         assert {"record_id", "url"} <= with_stats, (table, with_stats)
+
+
+def _links(first: int, count: int):  # type: ignore[no-untyped-def]
+    import pyarrow as pa
+
+    rows = [{"run_id": "r", "record_id": f"<urn:{i}>", "url": "http://a.example/",
+             "target_url": f"http://a.example/{i}", "anchor_text": "x" * 10, "rel": None,
+             "tag": "a", "attr": "href", "kind": "navigation", "internal": True, "nofollow": False}
+            for i in range(first, first + count)]
+    return rows, pa.Table.from_pylist(rows, schema=TABLES["links"])
+
+
+def test_tables_are_gathered_into_row_groups_up_to_the_limits(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Arrow sets up a zstd context per column chunk: small tables (a task's records, a stage
+    # at a time) are written together, up to ROW_GROUP_ROWS rows or ROW_GROUP_BYTES of text
+    import pipeline.sinks.parquet as sink_module
+
+    monkeypatch.setattr(sink_module, "ROW_GROUP_ROWS", 100)
+    monkeypatch.setattr(sink_module, "ROW_GROUP_BYTES", 1000)
+    path = tmp_path / "part.parquet"
+    with open(path, "wb") as fh:
+        sink = ParquetSink(fh, TABLES["links"], UNIQUE_VALUED["links"])
+        for k in range(5):  # 40 rows each: a row group at 120 rows, then 80 at the close
+            sink.write_table(_links(40 * k, 40)[1], text=10)
+        assert sink.rows_written == 120
+        sink.write_table(_links(200, 3)[1], text=2000)  # over the text limit: written at once
+        assert sink.rows_written == 203
+        rows, _ = _links(203, 2)
+        sink.write_many(rows)  # rows one by one, then a table: the file keeps their order
+        sink.write_table(_links(205, 1)[1])
+        sink.close()
+    meta = pq.ParquetFile(path).metadata
+    assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [120, 83, 3]
+    ids = pq.read_table(path, columns=["record_id"])["record_id"].to_pylist()
+    assert ids == [f"<urn:{i}>" for i in range(206)]
