@@ -86,7 +86,7 @@ def profile(paths: list[Path], rounds: int, out: Path) -> tuple[int, dict[str, f
                 decoded = decode_html(resp.body, resp.content_type, raw.url, rules=rules,
                                       crawler_charset=raw.crawler_charset)
                 t3 = clock()
-                score = mojibake_score(decoded.text, decoded.encoding)
+                score = mojibake_score(decoded.text, decoded.encoding, utf8=decoded.utf8)
                 t4 = clock()
                 garbled = naive_decode_garbled(resp.body, resp.content_type, decoded.text)
                 t5 = clock()

@@ -93,7 +93,7 @@ def _warnings(body: bytes, decoded: Decoded, score: float,
 def inspect_page(body: bytes, content_type: str | None, url: str | None, rules: Rules) -> PageReport:
     """Decode ``body`` as a run would, and say what came out and what looks wrong."""
     decoded = decode_html(body, content_type, url, rules=rules)
-    score = mojibake_score(decoded.text, decoded.encoding)
+    score = mojibake_score(decoded.text, decoded.encoding, utf8=decoded.utf8)
     garbled = naive_decode_garbled(body, content_type, decoded.text)
     fields = extract(decoded.text, url, decoded.encoding, rules.extract, utf8=decoded.utf8)
     suspicious = is_mojibake(score) or decoded.decode_errors > 0

@@ -71,7 +71,9 @@ say otherwise); ``rules`` supplies operator overrides. ``crawler_charset`` (a WA
     return Decoded(
         text=result.text,
         decision=decision,
-        replacement_chars=result.text.count("\ufffd"),
+        # (looking for one first: CPython finds U+FFFD with memchr, but counts it one
+        # character at a time, ~20 µs in 70,000 characters of 2 or 4 bytes)
+        replacement_chars=result.text.count("\ufffd") if "\ufffd" in result.text else 0,
         decode_errors=result.decode_errors,
         # UTF-8 decoding without errors is the identity on the bytes (a BOM left in the
         # payload would be text too: U+FEFF encodes back to the same three bytes)

@@ -345,12 +345,15 @@ CJK_DECODERS = frozenset(
 )
 
 
-def mojibake_score(text: str, encoding: str | None = None) -> float:
+def mojibake_score(text: str, encoding: str | None = None, *, utf8: bytes | None = None) -> float:
     """How much ``text`` looks like bytes decoded with the wrong encoding, in [0, 1].
 
     ``encoding`` (the WHATWG name ``text`` was decoded with) is a hint: the "CJK read as
     another CJK encoding" check, the costliest, only runs for CJK decoders (or when unknown);
-    a UTF-8 or single-byte decoder cannot produce that kind of mojibake.
+    a UTF-8 or single-byte decoder cannot produce that kind of mojibake. ``utf8`` is
+    ``text`` encoded as UTF-8 when the caller has it (``Decoded.utf8``): the NUL check reads
+    it instead, with the C library's ``memchr`` (in a text of 2- or 4-byte characters,
+    CPython looks for U+0000 one character at a time: ~20 µs in 70,000 characters).
 
     Flag with ``is_mojibake`` (score > ``MOJIBAKE_THRESHOLD``). Pure ASCII text can only
     carry the NUL and ISO-2022 signals, so it costs two substring searches.
@@ -368,7 +371,10 @@ def mojibake_score(text: str, encoding: str | None = None) -> float:
     if not length:
         return 0.0
     score = 0.0
-    if "\x00" in text:
+    if utf8 is not None:  # (a 0x00 byte in UTF-8 is U+0000 and nothing else)
+        if b"\x00" in utf8:
+            score = utf8.count(b"\x00") / length
+    elif "\x00" in text:
         score = text.count("\x00") / length
     if "\x1b" in text and len(_ISO2022_RE.findall(text)) >= 2:
         return 1.0

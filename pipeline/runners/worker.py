@@ -113,7 +113,7 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
         decoded = decode_html(
             resp.body, resp.content_type, raw.url, rules=rules, crawler_charset=raw.crawler_charset
         )
-        score = mojibake_score(decoded.text, decoded.encoding)
+        score = mojibake_score(decoded.text, decoded.encoding, utf8=decoded.utf8)
         garbled = naive_decode_garbled(resp.body, resp.content_type, decoded.text)
     except Exception as exc:
         return _error(raw, "encoding", exc)

@@ -180,6 +180,13 @@ def test_mojibake_score_never_raises_and_stays_in_range(text: str) -> None:
     assert 0.0 <= mojibake_score(text) <= 1.0
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("\x00\x1b a\u00e9\u0416\u65e5\U0001f600$(B"), max_size=300))
+def test_mojibake_score_reads_the_nul_characters_off_the_utf8_form_alike(text: str) -> None:
+    assert mojibake_score(text, utf8=text.encode()) == mojibake_score(text)
+    assert mojibake_score(text, "UTF-8", utf8=text.encode()) == mojibake_score(text, "UTF-8")
+
+
 def test_cjk_check_runs_only_for_cjk_decoders() -> None:
     # EUC-JP bytes read by the Big5 decoder: plausible-looking Han, caught by the CJK check.
     japanese = "東京の図書館は古い新聞を保存しています。文字化けを直すために記録を残します。" * 3
