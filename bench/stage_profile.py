@@ -88,7 +88,7 @@ def profile(paths: list[Path], rounds: int, out: Path) -> tuple[int, dict[str, f
                 t3 = clock()
                 score = mojibake_score(decoded.text, decoded.encoding, utf8=decoded.utf8)
                 t4 = clock()
-                garbled = naive_decode_garbled(resp.body, resp.content_type, decoded.text)
+                garbled = naive_decode_garbled(resp.body, resp.content_type, decoded.text, utf8=decoded.utf8)
                 t5 = clock()
                 fields = extract(decoded.text, raw.url, decoded.encoding, rules.extract,
                                  utf8=decoded.utf8)

@@ -94,7 +94,7 @@ def inspect_page(body: bytes, content_type: str | None, url: str | None, rules: 
     """Decode ``body`` as a run would, and say what came out and what looks wrong."""
     decoded = decode_html(body, content_type, url, rules=rules)
     score = mojibake_score(decoded.text, decoded.encoding, utf8=decoded.utf8)
-    garbled = naive_decode_garbled(body, content_type, decoded.text)
+    garbled = naive_decode_garbled(body, content_type, decoded.text, utf8=decoded.utf8)
     fields = extract(decoded.text, url, decoded.encoding, rules.extract, utf8=decoded.utf8)
     suspicious = is_mojibake(score) or decoded.decode_errors > 0
     alternative = _alternative(body, decoded, url) if suspicious else None

@@ -37,6 +37,7 @@ CJK read as another CJK encoding 94.5%. docs/audit.md has the numbers and the co
 
 from __future__ import annotations
 
+import codecs
 import functools
 import re
 from pathlib import Path
@@ -514,13 +515,18 @@ def _requests_text(body: bytes, content_type: str | None) -> str | None:
         return None
 
 
-def naive_decode_garbled(body: bytes, content_type: str | None, correct_text: str) -> bool:
+def naive_decode_garbled(body: bytes, content_type: str | None, correct_text: str, *,
+                         utf8: bytes | None = None) -> bool:
     """Would ``requests``' ``.text`` have given different text from ``correct_text``?
 
     ``content_type`` is the HTTP Content-Type header value as received (None when absent).
     A leading U+FEFF that requests keeps (Python's "utf-8" codec does not strip the BOM)
     is not counted as a difference. Where requests raises instead of returning text, the
     answer is True: the naive pipeline did not get the text. Never raises.
+
+    ``utf8`` is ``correct_text`` as UTF-8 when the caller has it (``Decoded.utf8``): when it
+    is the whole body and requests would decode with Python's UTF-8 codec, requests' text is
+    ``correct_text`` and the body is not decoded again.
 
     >>> naive_decode_garbled("café".encode(), "text/html", "café")
     True
@@ -535,6 +541,10 @@ def naive_decode_garbled(body: bytes, content_type: str | None, correct_text: st
             label = requests_encoding_from_content_type(content_type)
             if isinstance(label, str) and _ascii_compatible(label):
                 return not _ascii_equal(body, correct_text)
+        if utf8 is not None and len(utf8) == len(body):
+            label = requests_encoding_from_content_type(content_type)
+            if isinstance(label, str) and _python_codec(label) == "utf-8":
+                return False  # str(body, "utf-8", "replace") is the valid UTF-8 utf8 decoded
         naive = _requests_text(body, content_type)
         if naive is None:
             # DEVIATION: requests raises here (no text at all); counted as garbled, since
@@ -554,6 +564,15 @@ def _ascii_equal(body: bytes, text: str, step: int = 2**20) -> bool:
     a page of tens of MB is not copied whole."""
     return len(body) == len(text) and all(
         body[i:i + step].decode("ascii") == text[i:i + step] for i in range(0, len(body), step))
+
+
+@functools.lru_cache(maxsize=256)
+def _python_codec(label: str) -> str | None:
+    """The name of Python's codec for ``label`` (None when it has none)."""
+    try:
+        return codecs.lookup(label).name
+    except (LookupError, TypeError, ValueError):
+        return None
 
 
 @functools.lru_cache(maxsize=256)

@@ -114,7 +114,7 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
             resp.body, resp.content_type, raw.url, rules=rules, crawler_charset=raw.crawler_charset
         )
         score = mojibake_score(decoded.text, decoded.encoding, utf8=decoded.utf8)
-        garbled = naive_decode_garbled(resp.body, resp.content_type, decoded.text)
+        garbled = naive_decode_garbled(resp.body, resp.content_type, decoded.text, utf8=decoded.utf8)
     except Exception as exc:
         return _error(raw, "encoding", exc)
     try:

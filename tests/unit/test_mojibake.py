@@ -187,6 +187,23 @@ def test_mojibake_score_reads_the_nul_characters_off_the_utf8_form_alike(text: s
     assert mojibake_score(text, "UTF-8", utf8=text.encode()) == mojibake_score(text, "UTF-8")
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("\ufeff a\u00e9\u0416\U0001f600"), max_size=40),
+       st.sampled_from([None, "text/html", "text/html; charset=utf-8", "text/html; charset=UTF8",
+                        "text/html; charset=utf-8-sig", "text/html; charset=latin-1",
+                        "application/json", "text/html; charset"]),
+       st.booleans())
+def test_naive_decode_garbled_answers_alike_from_the_utf8_form(text: str, content_type: str | None,
+                                                              bom: bool) -> None:
+    # decode_html's Decoded.utf8: the body (after a UTF-8 BOM, which decode_html strips)
+    from pipeline.encoding.api import decode_html
+
+    body = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    decoded = decode_html(body, content_type)
+    assert (naive_decode_garbled(body, content_type, decoded.text, utf8=decoded.utf8)
+            == naive_decode_garbled(body, content_type, decoded.text))
+
+
 def test_cjk_check_runs_only_for_cjk_decoders() -> None:
     # EUC-JP bytes read by the Big5 decoder: plausible-looking Han, caught by the CJK check.
     japanese = "東京の図書館は古い新聞を保存しています。文字化けを直すために記録を残します。" * 3
