@@ -39,6 +39,7 @@ _PSL = PublicSuffixList()  # loads the bundled public_suffix_list.dat, no networ
 _NOT_SPECIAL = 1  # ada's scheme_type for a non-special scheme (ada::scheme::NOT_SPECIAL)
 
 
+@lru_cache(maxsize=256)  # (a record's URL is parsed for its row and again for its links)
 def parse_host(url: str | None) -> tuple[str, bool] | None:
     """``(host, special)`` of ``url`` parsed by the basic URL parser: the host serialized
     (URL Standard §3.6 host serializer) and whether the scheme is special (then the host
@@ -57,9 +58,10 @@ def parse_host(url: str | None) -> tuple[str, bool] | None:
         parsed = URL(url)
     except (ValueError, UnicodeEncodeError):  # a parse failure, or a lone surrogate
         return None
-    if not parsed.hostname:
+    host = parsed.hostname
+    if not host:
         return None
-    return parsed.hostname, parsed.scheme_type != _NOT_SPECIAL
+    return host, parsed.scheme_type != _NOT_SPECIAL
 
 
 def url_host(url: str | None) -> str | None:
