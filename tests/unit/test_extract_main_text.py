@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pipeline.extract import ExtractOptions, extract
 from pipeline.extract.main_text import prepare_blocks, score_blocks
 
@@ -181,3 +184,18 @@ def test_waste_prefilter_is_exact() -> None:
         data = text.encode()
         assert count(data, _maybe_waste(data)) == len(reference.findall(text)), text
     assert [_maybe_waste(t.encode()) for t in ("the right light", "COPYRİGHT", "xALL Rx")] == [False, True, True]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["Copyright", "COPYRİGHT", "copyrıght", "copyr", "all r", "ALL RIGHTS RESERVED",
+                                 "all rıghtſ reſerved", "All Rights", " ", "x", "é", "日本", "ight", "ſ", "İ"]),
+                max_size=30).map("".join))
+def test_waste_count_matches_the_regex_over_the_whole_text(text: str) -> None:
+    import re
+
+    from pipeline.extract.main_text import _maybe_waste, _waste_counter
+    from pipeline.extract.options import DEFAULT_WASTE_EXPRESSIONS
+
+    data = text.encode()
+    count = _waste_counter(DEFAULT_WASTE_EXPRESSIONS)
+    assert count(data, _maybe_waste(data)) == len(re.compile(DEFAULT_WASTE_EXPRESSIONS).findall(text))
