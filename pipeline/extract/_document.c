@@ -92,6 +92,12 @@ static unsigned char integration_point[TAG_TABLE];
 static int head_configured;
 static uintptr_t attr_static_id[A_COUNT];         /* 0: the name has no static id */
 static size_t attr_name_len[A_COUNT];             /* strlen(ATTR_NAMES[i]) */
+/* A name outside Lexbor's static table gets an id in each document: the address of its
+ * entry among the document's attribute names (lxb_dom_attr_local_name_append). For the
+ * document a Document method reads (set when it starts, under the GIL): each such name's
+ * id there, 0 when no attribute of that document bears it (use_attr_ids). */
+static const lxb_dom_document_t *ids_document;
+static uintptr_t document_attr_id[A_COUNT];
 static PyObject *style_hidden_fn;                 /* str -> bool */
 static PyObject *names_boilerplate_fn;            /* str -> bool */
 static PyObject *role_boilerplate_fn;             /* str -> bool */
@@ -189,14 +195,37 @@ static inline int is_text(const lxnode *n) {
     return n->type == NODE_TEXT && n->local_name == LXB_TAG__TEXT;
 }
 
+/* document_attr_id for `doc` (Lexbor's own lookup of a local name, as the parser names an
+ * attribute: lxb_dom_attr_data_by_local_name). */
+static void use_attr_ids(lxb_html_document_t *doc) {
+    lxb_dom_document_t *d = &doc->dom_document;
+    for (int i = 0; i < A_COUNT; i++) {
+        const lxb_dom_attr_data_t *data =
+            attr_static_id[i] ? NULL
+                              : lxb_dom_attr_data_by_local_name(d->attrs, (const lxb_char_t *)ATTR_NAMES[i],
+                                                                attr_name_len[i]);
+        document_attr_id[i] = data != NULL ? data->attr_id : 0;
+    }
+    ids_document = d;
+}
+
 /* The attribute whose qualified name is ATTR_NAMES[which], or NULL (selectolax keys
- * LexborNode.attributes by lxb_dom_attr_qualified_name). A static id is compared as an
- * id; a name outside Lexbor's table is compared as a string. */
+ * LexborNode.attributes by lxb_dom_attr_qualified_name). An attribute without a qualified
+ * name of its own (every one of an HTML element) is known by its local name's id: a name
+ * of Lexbor's static table has its static id, any other its document's (one entry per
+ * lowercase name: document_attr_id). A qualified name (foreign content, a prefix) is
+ * compared as a string. */
 static lxattr *find_attr(const lxnode *n, int which) {
     const char *name = ATTR_NAMES[which];
     size_t name_len = attr_name_len[which];
     uintptr_t want = attr_static_id[which];
+    const int by_id = want != 0 || n->owner_document == ids_document;
+    const uintptr_t local = want != 0 ? want : by_id ? document_attr_id[which] : 0;
     for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
+        if (by_id && a->qualified_name == 0) {
+            if (local != 0 && a->node.local_name == local) return a;
+            continue;
+        }
         uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
         if (id < LXB_DOM_ATTR__LAST_ENTRY) {
             if (want && id == want) return a;
@@ -1816,6 +1845,8 @@ typedef struct {
 } DocumentObject;
 
 static void Document_dealloc(DocumentObject *self) {
+    if (self->doc != NULL && ids_document == &self->doc->dom_document)
+        ids_document = NULL;  /* (the next document may be given the same address) */
     if (self->doc != NULL) lxb_html_document_destroy(self->doc);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -1938,6 +1969,7 @@ static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
         src->limits[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(limits, k));
         if (src->limits[k] == -1 && PyErr_Occurred()) goto done;
     }
+    use_attr_ids(self->doc);
     lxnode *root = lxb_dom_document_root(&self->doc->dom_document);
     if ((src->objects = Py_BuildValue("[ON]", Py_None, PyUnicode_New(0, 0))) == NULL ||
         buf_put(&src->pack, CANDIDATES_MAGIC, CANDIDATES_MAGIC_LEN) < 0 ||
@@ -2095,6 +2127,7 @@ static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
                           &prefer_article, &max_share, &article_min_share, &prefix_chars))
         return NULL;
     if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    use_attr_ids(self->doc);
     lxnode *body = (lxnode *)lxb_html_document_body_element(self->doc);
     /* No body, or one the tree builder took out of the document (a frameset replaced it,
      * HTML Standard §13.2.6.4.7 "frameset" start tag): nothing of it is rendered. */
