@@ -221,6 +221,9 @@ static lxattr *find_attr(const lxnode *n, int which) {
     uintptr_t want = attr_static_id[which];
     const int by_id = want != 0 || n->owner_document == ids_document;
     const uintptr_t local = want != 0 ? want : by_id ? document_attr_id[which] : 0;
+    /* A name with no entry among the document's attribute names is no attribute's name,
+     * local or qualified (a qualified name has its entry there too): the list is not read. */
+    if (by_id && local == 0) return NULL;
     for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
         if (by_id && a->qualified_name == 0) {
             if (local != 0 && a->node.local_name == local) return a;
