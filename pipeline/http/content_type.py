@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # HTTP whitespace: U+000A LF, U+000D CR, or an HTTP tab or space.
 _HTTP_WHITESPACE = "\n\r\t "
@@ -252,6 +253,35 @@ def extract_mime_type(value: str | None) -> MimeType | None:
         return None
 
 
+# A crawl repeats a few Content-Type values ("text/html; charset=UTF-8"): what is read off
+# them is kept. Long values are not, so the cache stays small whatever the input.
+_CACHED_VALUE_LEN = 256
+
+
+@lru_cache(maxsize=1024)
+def _cached_essence_and_charset(value: str) -> tuple[str | None, str | None]:
+    return _essence_and_charset(value)
+
+
+def _essence_and_charset(value: str) -> tuple[str | None, str | None]:
+    mime = extract_mime_type(value)
+    return (None, None) if mime is None else (mime.essence, mime.parameters.get("charset"))
+
+
+def essence_and_charset(value: str | None) -> tuple[str | None, str | None]:
+    """The essence and the raw ``charset`` parameter of ``value``'s MIME type (Fetch's
+    *extract a MIME type*; None for each that is missing).
+
+    >>> essence_and_charset("Text/HTML; Charset=gbk"), essence_and_charset("nonsense")
+    (('text/html', 'gbk'), (None, None))
+    """
+    if value is None:
+        return None, None
+    if len(value) <= _CACHED_VALUE_LEN:
+        return _cached_essence_and_charset(value)
+    return _essence_and_charset(value)
+
+
 def charset_from_content_type(value: str | None) -> str | None:
     """The raw ``charset`` label of a ``Content-Type`` value (not yet resolved to an encoding).
 
@@ -260,7 +290,4 @@ def charset_from_content_type(value: str | None) -> str | None:
     >>> charset_from_content_type("text/html") is None
     True
     """
-    mime = extract_mime_type(value)
-    if mime is None:
-        return None
-    return mime.parameters.get("charset")
+    return essence_and_charset(value)[1]

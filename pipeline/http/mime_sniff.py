@@ -13,9 +13,7 @@ Differences from the standard (each marked DEVIATION in the code, each tested):
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from pipeline.http.content_type import extract_mime_type
+from pipeline.http.content_type import essence_and_charset
 
 SNIFF_LEN = 1445  # "the resource header": at most 1445 bytes (§5.2)
 _WS = b"\t\n\x0c\r "  # whitespace bytes (§3)
@@ -53,23 +51,6 @@ _SIGNATURES: tuple[tuple[bytes, int, bytes, str], ...] = (
 _APACHE_BUG = ("text/plain", "text/plain; charset=ISO-8859-1", "text/plain; charset=iso-8859-1",
                "text/plain; charset=UTF-8")
 _UNKNOWN = ("unknown/unknown", "application/unknown", "*/*")
-# A crawl repeats a few Content-Type values ("text/html; charset=UTF-8"): their essence is
-# parsed once. Long values are not kept, so the cache stays small whatever the input.
-_CACHED_VALUE_LEN = 256
-
-
-@lru_cache(maxsize=1024)
-def _cached_essence(content_type: str) -> str | None:
-    supplied = extract_mime_type(content_type)
-    return None if supplied is None else supplied.essence
-
-
-def _supplied_essence(content_type: str) -> str | None:
-    """The essence of the supplied MIME type (Fetch's *extract a MIME type*), None on failure."""
-    if len(content_type) <= _CACHED_VALUE_LEN:
-        return _cached_essence(content_type)
-    supplied = extract_mime_type(content_type)
-    return None if supplied is None else supplied.essence
 
 
 def has_binary_data_byte(data: bytes) -> bool:
@@ -163,7 +144,7 @@ def computed_mime_type(content_type: str | None, body: bytes, *,
     >>> computed_mime_type("text/plain", b"\\x89PNG\\r\\n\\x1a\\n....")  # the Apache bug check
     ('image/png', True)
     """
-    essence = _supplied_essence(content_type) if content_type is not None else None
+    essence = essence_and_charset(content_type)[0]
     # Step 1: "If the supplied MIME type is undefined or if its essence is "unknown/unknown",
     # "application/unknown", or "*/*", execute the rules for identifying an unknown MIME
     # type with the sniff-scriptable flag equal to the inverse of the no-sniff flag".

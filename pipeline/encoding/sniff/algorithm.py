@@ -40,7 +40,7 @@ from pipeline.encoding.sniff.late_meta import (
 from pipeline.encoding.sniff.lenient_meta import lenient_meta_label
 from pipeline.encoding.sniff.prescan import PRESCAN_BYTES
 from pipeline.encoding.sniff.tld_defaults import tld_default
-from pipeline.http.content_type import charset_from_content_type, extract_mime_type
+from pipeline.http.content_type import charset_from_content_type, essence_and_charset
 
 #: repair-utf8 needs at least this many valid multi-byte sequences and no malformed one.
 REPAIR_MIN_MULTIBYTE = 2
@@ -214,12 +214,13 @@ def content_kind(content_type: str | None) -> str:
     >>> content_kind(None), content_kind("application/xhtml+xml"), content_kind("text/plain")
     ('html', 'xml', 'plain')
     """
-    mime = extract_mime_type(content_type)
-    if mime is None or mime.essence == "text/html":
+    essence = essence_and_charset(content_type)[0]
+    if essence is None or essence == "text/html":
         return "html"
-    if mime.essence in _XML_TYPES or mime.subtype.endswith("+xml"):
+    subtype = essence.partition("/")[2]
+    if essence in _XML_TYPES or subtype.endswith("+xml"):
         return "xml"
-    if mime.essence in _JSON_TYPES or mime.subtype.endswith("+json"):
+    if essence in _JSON_TYPES or subtype.endswith("+json"):
         return "json"
     return "plain"
 
