@@ -488,11 +488,11 @@ def requests_encoding_from_content_type(content_type: str | None) -> str | None 
     return None
 
 
-def _requests_text(body: bytes, content_type: str | None) -> str | None:
-    """``requests.Response.text`` for ``body`` (None where requests raises instead)."""
+def _requests_text(body: bytes, encoding: str | None | object) -> str | None:
+    """``requests.Response.text`` for ``body`` whose headers give ``encoding``
+    (:func:`requests_encoding_from_content_type`); None where requests raises instead."""
     if not body:
         return ""
-    encoding = requests_encoding_from_content_type(content_type)
     if encoding is _RequestsFailed:
         return None
     if encoding is None:
@@ -536,16 +536,14 @@ def naive_decode_garbled(body: bytes, content_type: str | None, correct_text: st
     False
     """
     try:
-        if body.isascii() and correct_text.isascii():
-            # Any ASCII-compatible codec gives the bytes back; UTF-16/32 labels would not.
-            label = requests_encoding_from_content_type(content_type)
-            if isinstance(label, str) and _ascii_compatible(label):
+        label = requests_encoding_from_content_type(content_type)
+        if isinstance(label, str):
+            if body.isascii() and correct_text.isascii() and _ascii_compatible(label):
+                # Any ASCII-compatible codec gives the bytes back; UTF-16/32 labels would not.
                 return not _ascii_equal(body, correct_text)
-        if utf8 is not None and len(utf8) == len(body):
-            label = requests_encoding_from_content_type(content_type)
-            if isinstance(label, str) and _python_codec(label) == "utf-8":
+            if utf8 is not None and len(utf8) == len(body) and _python_codec(label) == "utf-8":
                 return False  # str(body, "utf-8", "replace") is the valid UTF-8 utf8 decoded
-        naive = _requests_text(body, content_type)
+        naive = _requests_text(body, label)
         if naive is None:
             # DEVIATION: requests raises here (no text at all); counted as garbled, since
             # the naive pipeline did not get the page's text.
