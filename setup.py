@@ -257,9 +257,9 @@ setup(
         _extension("pipeline.encoding._mojibake", ["pipeline/encoding/_mojibake.c"]),
         # The stored response's head split in one pass; message.py keeps the Python reference.
         _extension("pipeline.http._head", ["pipeline/http/_head.c"]),
-        # Frozen slotted records built without a Python call per field; fast.py falls back to
+        # Frozen slotted records built without a Python call per field; frozen.py falls back to
         # the dataclass constructor.
-        _extension("pipeline.sources._slots", ["pipeline/sources/_slots.c"]),
+        _extension("pipeline._slots", ["pipeline/_slots.c"]),
         # The C library allocator's mmap threshold, set when a worker starts.
         _extension("pipeline.runners._malloc", ["pipeline/runners/_malloc.c"]),
     ],

@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.frozen import builder
+
 try:
     from pipeline.http import _head  # type: ignore[attr-defined]
 except ImportError:  # built without a compiler: the pure-Python path
@@ -53,6 +55,9 @@ class ResponseHead:
     notes: tuple[str, ...]
 
 
+_new_head = builder(ResponseHead)
+
+
 def parse_head(block: bytes) -> ResponseHead | None:
     """The status line and header fields at the start of ``block``; None when the block does
     not start with an HTTP status line. Same result as :func:`parse_head_python`.
@@ -67,7 +72,7 @@ def parse_head(block: bytes) -> ResponseHead | None:
     """
     if _head is not None and type(block) is bytes:
         parsed = _head.parse_head(block)
-        return None if parsed is None else ResponseHead(*parsed)
+        return None if parsed is None else _new_head(*parsed)
     return parse_head_python(block)
 
 

@@ -32,7 +32,7 @@ from pipeline.http.chunked import dechunk
 from pipeline.http.coding import CodingFailure, Decoded, decode_content, split_codings
 from pipeline.http.message import parse_head
 from pipeline.http.mime_sniff import computed_mime_type
-from pipeline.http.response import HttpResponse
+from pipeline.http.response import HttpResponse, new_response
 from pipeline.http.select import is_text_mime
 from pipeline.sources.record import RawRecord
 
@@ -165,21 +165,10 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
     nosniff = fields.get(_NOSNIFF)
     no_sniff = nosniff is not None and nosniff.split(b",")[0].strip().lower() == b"nosniff"
     mime_type, sniffed = computed_mime_type(content_type, body, no_sniff=no_sniff)
-    return HttpResponse(
-        status=status,
-        headers=headers,
-        content_type=content_type,
-        mime_type=mime_type,
-        mime_sniffed=sniffed,
-        body=body,
-        content_length=len(body),
-        content_truncated=truncated[0] if truncated else None,
-        status_line=status_line,
-        content_encoding=ce,
-        transfer_encoding=te,
-        codings_removed=tuple(removed),
-        http_notes=tuple(dict.fromkeys(notes)) if notes else (),
-    )
+    # (positionally, in HttpResponse's field order)
+    return new_response(status, headers, content_type, mime_type, sniffed, body, len(body),
+                        truncated[0] if truncated else None, status_line, ce, te, tuple(removed),
+                        tuple(dict.fromkeys(notes)) if notes else ())
 
 
 def _is_http_block(raw: RawRecord) -> bool:

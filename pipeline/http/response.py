@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.frozen import builder
+
 
 @dataclass(frozen=True, slots=True)
 class HttpResponse:
@@ -31,3 +33,8 @@ class HttpResponse:
     # Anomalies met while parsing, kebab-case (e.g. "lf-only-header-lines",
     # "chunked-not-framed", "content-encoding-not-applied"); see docs/sources.md.
     http_notes: tuple[str, ...] = ()
+
+
+#: ``new_response(*values)``: every field of an HttpResponse, in order, passed positionally,
+#: built without the frozen ``__init__`` (1.8 µs a response: :mod:`pipeline.frozen`).
+new_response = builder(HttpResponse)

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-import types
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
-try:
-    from pipeline.sources import _slots  # type: ignore[attr-defined]
-except ImportError:  # built without a compiler: the dataclass constructor
-    _slots = None
+from pipeline.frozen import builder
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,21 +51,9 @@ class RawRecord:
     concurrent_to: str | None = None
 
 
-def _record_builder() -> Callable[..., RawRecord]:
-    """``RawRecord(*values)``, built in C when that gives the same record: the frozen
-    dataclass's ``__init__`` spends ~150 ns a field on ``object.__setattr__`` (3.3 µs a
-    record); ``_slots.build`` (``_slots.c``) sets the same slot descriptors without a Python
-    call each."""
-    fields = dataclasses.fields(RawRecord)
-    setters = tuple(RawRecord.__dict__.get(f.name) for f in fields)
-    if (_slots is None or hasattr(RawRecord, "__post_init__") or not all(f.init for f in fields)
-            or not all(isinstance(s, types.MemberDescriptorType) for s in setters)):
-        return RawRecord
-    return partial(_slots.build, RawRecord, setters)
-
-
-#: ``new_record(*values)``: every field of a RawRecord, in order, passed positionally.
-new_record = _record_builder()
+#: ``new_record(*values)``: every field of a RawRecord, in order, passed positionally, built
+#: without the frozen ``__init__`` (3.3 µs a record: :mod:`pipeline.frozen`).
+new_record = builder(RawRecord)
 
 _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(RawRecord))
 _all_values = operator.attrgetter(*_FIELD_NAMES)

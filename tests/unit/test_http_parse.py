@@ -45,6 +45,8 @@ def test_chunked_then_gzip() -> None:
     resp = ok(raw(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n\r\n" + body))
     assert resp.body == PAGE and resp.codings_removed == ("chunked", "gzip")
     assert resp.mime_type == "text/html" and resp.mime_sniffed
+    assert (resp.transfer_encoding, resp.content_encoding) == ("chunked", "gzip")
+    assert resp.headers == ((b"Transfer-Encoding", b"chunked"), (b"Content-Encoding", b"gzip"))
 
 
 def test_chunked_header_over_a_dechunked_body_keeps_the_bytes() -> None:

@@ -1,12 +1,11 @@
 /* build(cls, setters, *values) -> an instance of cls with setters[i] set to values[i].
  *
- * For frozen slotted dataclasses (RawRecord): their generated __init__ sets each field with
- * object.__setattr__, ~150 ns a field in Python (3.3 µs a RawRecord, three records a page
- * in a Common Crawl file). Here each slot's member descriptor is set from C, which is what
- * object.__setattr__ ends up doing; the instance is the same (frozen, equal, same hash).
- * The caller passes the class's slot descriptors in field order and every field's value;
- * pipeline/sources/fast.py checks at import that the class has no __post_init__, and
- * tests/unit/test_sources_fast_build.py compares with the dataclass constructor.
+ * For frozen slotted dataclasses (RawRecord, HttpResponse): their generated __init__ sets
+ * each field with object.__setattr__, ~150 ns a field in Python. Here each slot's member
+ * descriptor is set from C, which is what object.__setattr__ ends up doing; the instance is
+ * the same (frozen, equal, same hash). The caller passes the class's slot descriptors in
+ * field order and every field's value; pipeline/frozen.py checks that the class has no
+ * __post_init__, and tests/unit/test_frozen.py compares with the dataclass constructor.
  */
 
 #define PY_SSIZE_T_CLEAN
