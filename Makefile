@@ -22,7 +22,7 @@ WRITE ?=
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py $(wildcard pipeline/*/*.c pipeline/*/*.cpp pipeline/*/*.h)
+$(STAMP): pyproject.toml setup.py $(wildcard pipeline/*.c pipeline/*/*.c pipeline/*/*.cpp pipeline/*/*.h)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'

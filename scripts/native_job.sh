@@ -32,7 +32,7 @@ case "$job" in
     REDECODE_SANITIZE=1 .venv/bin/python -m pip install -q -e '.[dev]'
     for ext in pipeline/extract/_document pipeline/extract/_urls pipeline/extract/_dfa \
                pipeline/encoding/_utf8 pipeline/encoding/_mojibake pipeline/encoding/_ced \
-               pipeline/runners/_malloc; do
+               pipeline/runners/_malloc pipeline/http/_head pipeline/_slots; do
       ls "$ext".*.so >/dev/null || { echo "sanitize: $ext was not built" >&2; exit 1; }
     done
     # Python is not instrumented: the runtimes are preloaded; its own allocator is bypassed
@@ -47,8 +47,9 @@ case "$job" in
     ;;
   pure-python)
     CC=false CXX=false .venv/bin/python -m pip install -q -e '.[dev]'
-    if ls pipeline/*/_*.so >/dev/null 2>&1; then
-      echo "pure-python: an extension was built: $(ls pipeline/*/_*.so)" >&2; exit 1
+    built="$(find pipeline -name '_*.so')"
+    if [ -n "$built" ]; then
+      echo "pure-python: an extension was built: $built" >&2; exit 1
     fi
     REDECODE_EXPECT_PURE_PYTHON=1 .venv/bin/python -m pytest -p no:cacheprovider -m "not slow and not native"
     .venv/bin/redecode run data/sample/ --out "$work/out" --rules data/sample/rules.toml 2> "$work/stderr"
