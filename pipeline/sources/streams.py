@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol
 
 from pipeline.sources.containers import GZIP, Codec
@@ -53,6 +54,11 @@ class LineSource:
     def tell(self) -> int:
         """The absolute position of the next byte to be read."""
         return self._base + self._pos
+
+    @property
+    def raw(self) -> RawRead:
+        """The stream read from."""
+        return self._raw
 
     def _line_end(self, limit: int | None) -> int:
         i = self._buf.find(b"\n", self._pos)
@@ -198,10 +204,16 @@ class MemberChain:
     CRC-32 or ISIZE); ``current`` is then the compressed offset of the failing member.
     Reading stops at end of file (``truncated`` is set when the last member is cut off) or
     at bytes that are not a member (``garbage_at`` is set to their offset).
+
+    While ``stop_before`` holds a test, a member whose first decompressed bytes pass it is
+    not read into: ``stopped`` is set, and ``read`` returns b"" until the caller clears it;
+    the next ``read`` then starts with that member. The reader sets it while it reads a record's
+    block, so that a Content-Length running past the records that follow ends at the next
+    one instead of decompressing the rest of the file once per such record.
     """
 
-    __slots__ = ("_src", "_codec", "_d", "_tail", "out", "starts", "current", "truncated",
-                 "garbage_at", "end_comp")
+    __slots__ = ("_src", "_codec", "_d", "_tail", "_fresh", "_held", "out", "starts", "current",
+                 "truncated", "garbage_at", "end_comp", "stop_before", "stopped")
 
     def __init__(self, src: CompressedSource, codec: Codec = GZIP) -> None:
         self._src = src
@@ -214,13 +226,26 @@ class MemberChain:
         self.truncated = False
         self.garbage_at: int | None = None
         self.end_comp: int | None = None  # compressed offset where the chain stopped
+        self._fresh = False  # the current member has given no bytes yet
+        self._held = b""  # the first bytes of a member read before a stop (next out)
+        self.stop_before: Callable[[bytes], bool] | None = None
+        self.stopped = False
 
     def read(self, n: int = -1, /) -> bytes:
         """Up to ``n`` decompressed bytes (``n`` < 0: a chunk's worth); b"" at the end."""
         want = CHUNK if n < 0 else n
         out: list[bytes] = []
         got = 0
-        while got < want and self.end_comp is None:
+        if self.stopped:
+            return b""
+        if self._held:
+            piece, self._held = self._held[:want], self._held[want:]
+            if self._held or self._d is None:
+                self.out += len(piece)
+                return piece  # (a member that ended in the held bytes is not read past)
+            out.append(piece)
+            got += len(piece)
+        while got < want and self.end_comp is None and not self._held:
             if self._d is None:
                 head = self._src.peek(8)
                 skip = self._codec.padding(head)
@@ -233,6 +258,7 @@ class MemberChain:
                     self.end_comp = self._src.pos
                     break
                 self._d = self._codec.new()
+                self._fresh = True
                 self.current = self._src.pos
                 self.starts.append((self.out + got, self._src.pos))
             data = self._tail or self._src.chunk()
@@ -241,10 +267,15 @@ class MemberChain:
             # input) before calling the member truncated.
             piece = self._d.decompress(data, want - got)
             self._tail = self._d.unconsumed_tail
+            if piece and self._fresh:
+                self._fresh = False
+                if self.stop_before is not None and self.stop_before(piece):
+                    self._held, self.stopped = piece, True
+                    piece = b""  # (the member's end, if the piece reached it, is kept below)
             if piece:
                 out.append(piece)
                 got += len(piece)
-            elif not data and not self._d.eof:
+            elif not data and not self._d.eof and not self._held:
                 self.truncated = True
                 self.end_comp = self._src.pos
                 break

@@ -44,6 +44,7 @@ from pipeline.inflate import INFLATE_ERRORS
 from pipeline.sources.containers import Codec
 from pipeline.sources.record import RawRecord
 from pipeline.sources.streams import (
+    CHUNK,
     WARC_LINE,
     CompressedSource,
     LineSource,
@@ -65,6 +66,11 @@ MAX_METADATA_BLOCK = 2**20  # CC metadata records are a few hundred bytes
 RESYNC_LINE = 1 << 16  # while searching for the next record, read lines in pieces this big
 # A record start inside a block: "WARC/x.y" alone on a line, then a header field line.
 _EMBEDDED_RECORD = re.compile(rb"(?:^|\n)(WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:)")
+# A member that starts a record: a version line and a header field line (after the
+# separator of the record before, which some writers put at the start of the next member).
+_NEWLINE_RECORD = re.compile(rb"\n(WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:)")  # (not at a piece's start)
+_OVERLAP = 4096
+_RECORD_MEMBER = re.compile(rb"[\r\n]*WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:")
 
 
 @lru_cache(maxsize=1)
@@ -236,15 +242,33 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, caps: _Cap
         rtype = (rec.rec_type or "unknown").strip().lower()
         keep = caps.max_block if rtype != "metadata" else min(MAX_METADATA_BLOCK, caps.max_block)
         block_start = src.tell()
-        if rtype in KEEP_BLOCK:
-            block = src.read(min(declared, keep))
-            got = len(block)
-            capped = declared > keep
-            if capped:
-                got += src.skip(declared - keep)
-        else:
-            block, capped = b"", False
-            got = src.skip(declared)
+        # In a compressed file the block is not read into a member that starts a record:
+        # a Content-Length that runs past the records after it stops at the first of them
+        # (MemberChain.stop_before), not at the end of the file, once per lying record.
+        chain = src.raw if is_warc and isinstance(src.raw, MemberChain) else None
+        if chain is not None:
+            chain.stop_before = _RECORD_MEMBER.match
+        rest = None if caps.stream_end is None else caps.stream_end - block_start
+        found = False
+        try:
+            if is_warc and rest is not None and declared > rest:
+                # A block that claims more than the file holds: read until the record
+                # after it, not to the end of the file once per such record.
+                block, got, found = _read_until_record(src, rest, keep if rtype in KEEP_BLOCK else 0)
+                capped = rtype in KEEP_BLOCK and got > keep
+            elif rtype in KEEP_BLOCK:
+                block = src.read(min(declared, keep))
+                got = len(block)
+                capped = declared > keep
+                if capped and len(block) == keep:
+                    got += src.skip(declared - keep)
+            else:
+                block, capped = b"", False
+                got = src.skip(declared)
+        finally:
+            stopped = found or (chain is not None and chain.stopped)
+            if chain is not None:
+                chain.stop_before, chain.stopped = None, False
         if got < declared and is_warc:
             # The stream ended inside the block. A Content-Length that lies (runs past
             # records that follow) must not swallow them: look for a record start inside.
@@ -256,6 +280,12 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, caps: _Cap
                     src.push_back(block[cut:])
                 block = block[:cut].removesuffix(b"\r\n\r\n")
                 next_record, capped, got = True, False, declared
+            elif stopped:
+                # The block ran into a member that starts a record, or was read up to a
+                # record start: it ends there (the whole block when it was under the cap).
+                block = block.removesuffix(b"\r\n\r\n")
+                capped = capped and got > keep
+                next_record, got = True, declared
             elif capped or rtype not in KEEP_BLOCK:
                 rescan_from = block_start + len(block)
     except Exception as exc:  # noqa: BLE001 - warcio and the decompressors raise many kinds
@@ -274,6 +304,35 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, caps: _Cap
                    got < declared, capped, overrun, next_record, rescan_from)
 
 
+def _read_until_record(src: LineSource, n: int, keep: int) -> tuple[bytes, int, bool]:
+    """Up to ``n`` bytes of a block, a piece at a time, ended at the first record start in
+    them (``_EMBEDDED_RECORD``; the bytes from it on are pushed back): ``(the block's first
+    keep bytes, bytes read, whether a record start ended it)``. Pieces overlap by
+    ``_OVERLAP`` bytes, so a record start across two pieces is found unless its first field
+    name is longer than that."""
+    kept: list[bytes] = []
+    kept_len = got = 0
+    tail = b""
+    while got < n:
+        piece = src.read(min(CHUNK, n - got))
+        if not piece:
+            break
+        data = tail + piece
+        m = (_EMBEDDED_RECORD if not got else _NEWLINE_RECORD).search(data)
+        end = len(piece) if m is None else m.start(1) - len(tail)  # in piece; < 0: in tail
+        if kept_len < keep and end > 0:
+            kept.append(piece[: min(end, keep - kept_len)])
+            kept_len += len(kept[-1])
+        if m is not None:
+            src.push_back(data[m.start(1) :])
+            got += end
+            block = b"".join(kept)
+            return block[: max(0, min(len(block), got))], got, True
+        got += len(piece)
+        tail = data[-_OVERLAP:]
+    return b"".join(kept), got, False
+
+
 def _embedded_record(block: bytes) -> int | None:
     """Where a WARC record starts inside ``block`` (a ``WARC/x.y`` line followed by a
     header field line), else None."""
@@ -289,6 +348,7 @@ class _Caps:
     max_header: int = MAX_HEADER
     errors: tuple[type[BaseException], ...] = INFLATE_ERRORS
     corrupt: str = "source-gzip-corrupt"  # the error type for corrupt compressed data
+    stream_end: int | None = None  # where the stream ends, when known (a plain file's size)
 
 
 def _plausible_arc_line(line: bytes) -> bool:
@@ -356,6 +416,7 @@ def _err(name: str, offset: int | None, error_type: str, message: str,
 def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
                 resyncing: bool = False) -> Iterator[RawRecord | RecordError]:
     fmt = _Format()
+    caps = _Caps(caps.max_block, caps.max_header, caps.errors, caps.corrupt, fh.seek(0, 2))
     at: int | None = start
     while at is not None:
         fh.seek(at)

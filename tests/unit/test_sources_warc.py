@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import io
 import random
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from pipeline.errors import RecordError
 from pipeline.sources import iter_records
 from pipeline.sources.archive import iter_archive
 from pipeline.sources.ccmeta import JOIN_WINDOW
+from pipeline.sources.containers import GZIP
 from pipeline.sources.record import RawRecord
+from pipeline.sources.warc import read_careful
 from tests.crawl_builder import http_response, write_records
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -327,3 +330,75 @@ def test_a_clean_file_is_read_without_importing_warcio(tmp_path: Path) -> None:
             "print(any(type(i).__name__ == 'RawRecord' for i in items), 'warcio' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "True"]
+
+
+class _CountingFile(io.FileIO):
+    """A file that counts the bytes read from it."""
+
+    bytes_read = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = super().read(n)
+        self.bytes_read += len(data or b"")
+        return data or b""
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+        n = super().readinto(buffer) or 0
+        self.bytes_read += n
+        return n
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["gzip", "plain"])
+@pytest.mark.parametrize("lying", ["request", "response"])
+def test_lying_content_lengths_are_read_once(tmp_path: Path, lying: str, compressed: bool) -> None:
+    # Each lying record's block runs past the records after it (to the end of the file): the
+    # reader stops at the record after it, rather than reading (and decompressing) the rest
+    # of the file once per lie.
+    fx = _load_builder()
+    wrap = fx.gz if compressed else (lambda data: data)
+    members = [wrap(fx.warcinfo())]
+    for i in range(60):
+        block = (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" if lying == "request"
+                 else fx.HTTP_OK % len(fx.PAGE) + fx.PAGE)
+        members.append(wrap(fx.record(lying, 2 * i + 2, block, content_length=2**31)))
+        members.append(wrap(fx.response(2 * i + 3, fx.PAGE * 20)))
+    path = tmp_path / ("lies.warc.gz" if compressed else "lies.warc")
+    path.write_bytes(b"".join(members))
+    with _CountingFile(path) as fh:
+        items = list(read_careful(fh, str(path), GZIP if compressed else None))
+        read_back = fh.bytes_read
+    assert read_back <= 2 * path.stat().st_size
+    assert shape(items) == ["warcinfo"] + [lying, "response"] * 60
+    offsets = [0]
+    for member in members[:-1]:
+        offsets.append(offsets[-1] + len(member))
+    assert [r.warc_record_offset for r in items] == offsets
+    # each lying record ends where the next one starts
+    liars = items[1::2]
+    assert all(r.block_truncation == "next-record" for r in liars)
+    assert all(r.warc_record_offset + r.warc_record_length == nxt.warc_record_offset
+               for r, nxt in zip(liars, items[2::2], strict=True))
+    if lying == "response":
+        assert all(r.http_block == fx.HTTP_OK % len(fx.PAGE) + fx.PAGE for r in liars)
+    assert list(iter_records(str(path))) == items
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["gzip", "plain"])
+def test_a_record_start_across_read_pieces_ends_a_lying_block(tmp_path: Path, compressed: bool) -> None:
+    # The record after a lying block found wherever the read pieces (64 KiB) cut it.
+    from pipeline.sources.streams import CHUNK
+
+    fx = _load_builder()
+    wrap = fx.gz if compressed else (lambda data: data)
+    for size in (CHUNK - 40, CHUNK - 8, CHUNK - 5, CHUNK - 4, CHUNK - 1, CHUNK, CHUNK + 3):
+        block = fx.HTTP_OK % 0 + b"x" * (size - len(fx.HTTP_OK % 0))
+        assert len(block) == size
+        data = wrap(fx.warcinfo()) + wrap(fx.record("response", 2, block, content_length=2**31)) \
+            + wrap(fx.response(3))
+        path = tmp_path / f"{size}.warc{'.gz' if compressed else ''}"
+        path.write_bytes(data)
+        items = list(iter_records(str(path)))
+        assert shape(items) == ["warcinfo", "response", "response"], size
+        liar = items[1]
+        assert isinstance(liar, RawRecord) and liar.http_block == block, size
+        assert liar.block_truncation == "next-record"
