@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from pipeline.errors import RecordError
 from pipeline.sources.record import RawRecord, with_crawler_metadata
@@ -64,7 +64,8 @@ def parse_cc_metadata(block: bytes) -> tuple[str | None, str | None]:
     return charset, languages
 
 
-_DECODER = json.JSONDecoder()
+# The decoder's C scanner (not in the type stubs).
+_SCAN: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _json(raw: bytes) -> object:
@@ -74,7 +75,7 @@ def _json(raw: bytes) -> object:
     if raw[:1] == b"{":
         try:
             text = raw.decode("utf-8")
-            value, end = _DECODER.scan_once(text, 0)
+            value, end = _SCAN(text, 0)
         except (ValueError, StopIteration):
             pass
         else:

@@ -228,7 +228,7 @@ class MemberChain:
         self.end_comp: int | None = None  # compressed offset where the chain stopped
         self._fresh = False  # the current member has given no bytes yet
         self._held = b""  # the first bytes of a member read before a stop (next out)
-        self.stop_before: Callable[[bytes], bool] | None = None
+        self.stop_before: Callable[[bytes], object] | None = None  # (a truthy answer stops)
         self.stopped = False
 
     def read(self, n: int = -1, /) -> bytes:
