@@ -146,6 +146,17 @@ def _lying_length() -> bytes:
     return _warcinfo() + liar + b"".join(_record("response", 3 + i, _http(NORMAL)) for i in range(7))
 
 
+def _many_lies() -> bytes:
+    # Content-Length 2 GiB on every other record of 20,001, per-record gzip, each lie with
+    # a 20 KB page after it: every lie must end at the next record, not at the end of the file.
+    page = _http(NORMAL * 100)
+    records = [_warcinfo()]
+    for i in range(10_000):
+        records.append(_record("response", 2 * i + 2, _http(NORMAL), content_length=2**31))
+        records.append(_record("response", 2 * i + 3, page))
+    return b"".join(gzip.compress(r, 1, mtime=0) for r in records)
+
+
 def _deep_metadata() -> bytes:
     meta = b"fetchTimeMs: 1\r\ncharset-detected: UTF-8\r\nlanguages-cld2: " + b"[" * 100_000 + b"\r\n"
     return b"".join(gzip.compress(r, mtime=0) for r in (
@@ -216,6 +227,7 @@ def _parquet_bodies(path: Path, plain: bool = False) -> None:
 INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]] = {
     "1 GiB WARC header line (gzip member)": ("long-warc-line.warc.gz", 3, _long_warc_header_line),
     "Content-Length: 2 GiB on record 2 of 9": ("lying-length.warc", 9, _lying_length),
+    "Content-Length: 2 GiB on 10,000 records of 20,001 (gzip)": ("many-lies.warc.gz", 20_001, _many_lies),
     "Parquet, 64 x 24 MiB bodies": ("bodies.parquet", 64, _parquet_bodies),
     "Parquet, one 1.5 GiB page (64 x 24 MiB, plain)": (
         "plain-page.parquet", 64, lambda path: _parquet_bodies(path, plain=True)),
