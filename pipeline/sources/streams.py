@@ -19,6 +19,7 @@ from pipeline.sources.containers import GZIP, Codec
 
 CHUNK = 1 << 16  # read size for files and members; large enough to amortize calls
 SCAN_WINDOW = 1 << 20  # resync scans the file in windows of this size
+STOP_TEST_BYTES = 256  # a member's first bytes given to MemberChain.stop_before
 # A WARC record starts with a version line (WARC 1.1 §4: "WARC/1.1" CRLF); an ARC v1
 # record with a URL line of five space-separated fields ending in a length.
 WARC_LINE = re.compile(rb"WARC/[0-9]\.[0-9]+\r?\n\Z")
@@ -265,13 +266,18 @@ class MemberChain:
             # At the end of the input, ISA-L (unlike zlib), bz2 and LZ4 can still hold output
             # of input they have consumed when max_length stopped them: drain that (an empty
             # input) before calling the member truncated.
-            piece = self._d.decompress(data, want - got)
+            limit = want - got
+            # (a member's first bytes are tested whole, however few the caller asked for)
+            stop = self.stop_before if self._fresh else None
+            piece = self._d.decompress(data, limit if stop is None else max(limit, STOP_TEST_BYTES))
             self._tail = self._d.unconsumed_tail
             if piece and self._fresh:
                 self._fresh = False
-                if self.stop_before is not None and self.stop_before(piece):
+                if stop is not None and stop(piece):
                     self._held, self.stopped = piece, True
                     piece = b""  # (the member's end, if the piece reached it, is kept below)
+                elif len(piece) > limit:
+                    piece, self._held = piece[:limit], piece[limit:]  # the next read's start
             if piece:
                 out.append(piece)
                 got += len(piece)

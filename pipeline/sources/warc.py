@@ -66,10 +66,11 @@ MAX_METADATA_BLOCK = 2**20  # CC metadata records are a few hundred bytes
 RESYNC_LINE = 1 << 16  # while searching for the next record, read lines in pieces this big
 # A record start inside a block: "WARC/x.y" alone on a line, then a header field line.
 _EMBEDDED_RECORD = re.compile(rb"(?:^|\n)(WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:)")
+# The same after a line break only: a piece read after the first may start mid-line.
+_NEWLINE_RECORD = re.compile(rb"\n(WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:)")
+_OVERLAP = 4096  # bytes of the piece before searched again with the next one
 # A member that starts a record: a version line and a header field line (after the
 # separator of the record before, which some writers put at the start of the next member).
-_NEWLINE_RECORD = re.compile(rb"\n(WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:)")  # (not at a piece's start)
-_OVERLAP = 4096
 _RECORD_MEMBER = re.compile(rb"[\r\n]*WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:")
 
 

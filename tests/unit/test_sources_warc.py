@@ -402,3 +402,31 @@ def test_a_record_start_across_read_pieces_ends_a_lying_block(tmp_path: Path, co
         liar = items[1]
         assert isinstance(liar, RawRecord) and liar.http_block == block, size
         assert liar.block_truncation == "next-record"
+
+
+@given(st.lists(st.tuples(st.sampled_from(["request", "response", "metadata"]), st.booleans(),
+                          st.sampled_from([0, 10, 3000, 65_500, 65_530, 70_000])),
+                min_size=1, max_size=6),
+       st.booleans())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_records_after_lying_lengths_are_all_read(tmp_path: Path, records: list[tuple[str, bool, int]],
+                                                  compressed: bool) -> None:
+    # Any mix of truthful and lying (2 GiB) Content-Lengths: every record once, where it
+    # starts, a lie ending at the record after it (the last one runs to the end of the file).
+    fx = _load_builder()
+    wrap = fx.gz if compressed else (lambda data: data)
+    members = [wrap(fx.warcinfo())]
+    for n, (rtype, lies, size) in enumerate(records):
+        block = b"y" * size if rtype != "response" else fx.HTTP_OK % size + b"y" * size
+        members.append(wrap(fx.record(rtype, n + 2, block, content_length=2**31 if lies else -1)))
+    path = tmp_path / ("mix.warc.gz" if compressed else "mix.warc")
+    path.write_bytes(b"".join(members))
+    items = list(iter_records(str(path)))
+    assert shape(items) == ["warcinfo"] + [rtype for rtype, _, _ in records]
+    offsets = [0]
+    for member in members[:-1]:
+        offsets.append(offsets[-1] + len(member))
+    assert [r.warc_record_offset for r in items] == offsets
+    for item, (_, lies, _) in zip(items[1:-1], records[:-1], strict=True):
+        assert item.block_truncation == ("next-record" if lies else None)
+    assert items[-1].block_truncated == records[-1][1]
