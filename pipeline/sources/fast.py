@@ -41,6 +41,9 @@ from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful
 WINDOW = 1 << 20
 #: After this many hand-overs in one file the careful reader keeps the rest of it.
 MAX_HANDOVERS = 64
+#: ... and after this many records whose Content-Length ran past the record after them:
+#: FastWARC reads such a block to the end of the file (up to the cap) before it fails.
+MAX_LYING_HANDOVERS = 4
 #: FastWARC's own read size.
 _FASTWARC_BUFFER = 1 << 16
 
@@ -274,7 +277,7 @@ def iter_fast(fh: BinaryIO, name: str, codec: Codec | None, *, max_block: int,
     fh.seek(0)
     with_dictionary = fh.read(4) == ZSTD_DICT_MAGIC
     at: int | None = 0
-    handovers = 0
+    handovers = lies = 0
     while at is not None:
         bad = yield from _fast_segment(fh, name, codec, at, max_block, max_header)
         if bad is None:
@@ -282,23 +285,27 @@ def iter_fast(fh: BinaryIO, name: str, codec: Codec | None, *, max_block: int,
         handovers += 1
         # FastWARC learns a zstd dictionary only at the start of the file; and a file it
         # fails on at once (ARC, say) it will fail on again.
-        hand_back = handovers < MAX_HANDOVERS and not with_dictionary and bad != at
-        at = yield from _careful_until_clean(fh, name, codec, bad, max_block, max_header,
-                                             hand_back)
+        hand_back = (handovers < MAX_HANDOVERS and lies < MAX_LYING_HANDOVERS
+                     and not with_dictionary and bad != at)
+        at, lied = yield from _careful_until_clean(fh, name, codec, bad, max_block, max_header,
+                                                   hand_back)
+        lies += lied
 
 
 def _careful_until_clean(fh: BinaryIO, name: str, codec: Codec | None, start: int,
                          max_block: int, max_header: int, hand_back: bool,
-                         ) -> Generator[RawRecord | RecordError, None, int | None]:
+                         ) -> Generator[RawRecord | RecordError, None, tuple[int | None, bool]]:
     """The careful reader from ``start``; returns the offset of the first clean record after
-    the damage (FastWARC reads on from there), or None once the file is read."""
-    damaged = False
+    the damage (FastWARC reads on from there), or None once the file is read, and whether a
+    record's Content-Length ran past the record after it."""
+    damaged = lied = False
     for item in read_careful(fh, name, codec, start=start, max_block=max_block,
                              max_header=max_header):
         clean = (isinstance(item, RawRecord) and item.offset_in_member is None
                  and not item.block_truncated)
         if hand_back and clean and damaged and isinstance(item, RawRecord):
-            return item.warc_record_offset
+            return item.warc_record_offset, lied
         damaged = damaged or not clean
+        lied = lied or (isinstance(item, RawRecord) and item.block_truncation == "next-record")
         yield item
-    return None
+    return None, lied
