@@ -18,8 +18,8 @@ from pipeline.sources import iter_records
 from pipeline.sources.archive import iter_archive
 from pipeline.sources.ccmeta import JOIN_WINDOW
 from pipeline.sources.containers import GZIP
-from pipeline.sources.record import RawRecord
 from pipeline.sources.fast import MAX_LYING_HANDOVERS, iter_fast
+from pipeline.sources.record import RawRecord
 from pipeline.sources.warc import MAX_BLOCK, MAX_HEADER, read_careful
 from tests.crawl_builder import http_response, write_records
 
