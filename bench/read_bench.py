@@ -1,6 +1,6 @@
 """Reading alone: redecode's readers against FastWARC's own loop, and peak RSS on hostile inputs.
 
-    .venv/bin/python -m bench.read_bench [--pages 2000] [--rounds 5] [--rss-only]
+    .venv/bin/python -m bench.read_bench [--pages 2000] [--rounds 5] [--rss-only] [--real]
 
 Speed: one Common Crawl shaped crawl (request, response, metadata per page; HTML bodies
 2-200 KB, a fifth gzip-encoded, some chunked; per-record gzip written by warcio) is read
@@ -14,6 +14,9 @@ CPU time (``time.process_time``: per core, whatever else runs on the machine):
 - ``FastWARC, HTTP decoded``: ``ArchiveIterator(parse_http=True, auto_decode="all")``, the
   decoded body read, record id, URI, date, Content-Type and status looked up;
 - ``FastWARC, raw``: ``ArchiveIterator(parse_http=False)``, each block read.
+
+``--real`` reads the end-to-end benchmark's crawl instead (:func:`bench.crawl.write_real_crawl`:
+real pages, larger bodies, most stored decoded).
 
 (FastWARC's ``auto_decode="all"`` stops silently on a response that is both gzip-encoded
 and chunked, so the crawl has none; redecode reads those.)
@@ -123,7 +126,8 @@ def fastwarc_raw(path: str) -> int:
     return n
 
 
-def speed(path: Path, rounds: int) -> list[str]:
+def speed(paths: list[Path], rounds: int, what: str) -> list[str]:
+    """The contenders over ``paths`` (``what`` describes them), best CPU time of ``rounds``."""
     contenders: dict[str, Callable[[str], int]] = {
         "redecode (reading + parse_response)": ours,
         "redecode without the metadata join": lambda p: ours(p, join=False),
@@ -136,12 +140,12 @@ def speed(path: Path, rounds: int) -> list[str]:
     for _ in range(rounds):
         for name, fn in contenders.items():
             start = time.process_time()
-            counts[name] = fn(str(path))
+            counts[name] = sum(fn(str(path)) for path in paths)
             best[name] = min(best[name], time.process_time() - start)
-    mb = path.stat().st_size / 1e6
+    mb = sum(path.stat().st_size for path in paths) / 1e6
     ref = best["FastWARC, HTTP decoded (auto_decode=all)"]
-    lines = [f"## Reading alone ({counts['FastWARC, raw blocks']} records, {mb:.1f} MB per-record "
-             f"gzip, best of {rounds} interleaved rounds, CPU time)", "",
+    lines = [f"## Reading alone ({counts['FastWARC, raw blocks']} records, {mb:.1f} MB, {what}, "
+             f"best of {rounds} interleaved rounds, CPU time)", "",
              "| reader | records | records/s per core | MB/s per core | x FastWARC HTTP decoded |",
              "|---|---|---|---|---|"]
     for name, secs in best.items():
@@ -222,6 +226,8 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--rss-only", action="store_true")
+    parser.add_argument("--real", action="store_true",
+                        help="read the end-to-end benchmark's crawl of real pages instead")
     parser.add_argument("--rss-of", help=argparse.SUPPRESS)
     parser.add_argument("--make-inputs", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -234,10 +240,16 @@ def main() -> None:
     lines = [f"# Reading benchmark ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores)", ""]
     with tempfile.TemporaryDirectory(prefix="redecode-read-") as tmp:
         folder = Path(tmp)
-        if not args.rss_only:
+        if not args.rss_only and args.real:
+            from bench.crawl import write_real_crawl
+
+            real = write_real_crawl(folder / "real")
+            lines += speed(list(real.paths), args.rounds,
+                           "the end-to-end benchmark's crawl of real pages, per-record gzip")
+        elif not args.rss_only:
             crawl = folder / "cc.warc.gz"
             write_cc_crawl(crawl, args.pages)
-            lines += speed(crawl, args.rounds)
+            lines += speed([crawl], args.rounds, "per-record gzip")
         lines += rss(folder)
     print("\n".join(lines))
 
