@@ -309,11 +309,14 @@ class _CommentEnds:
         """The end of the comment whose text starts at ``start``, or -1."""
         if self._data.find(b">", start) < 0:  # both endings need one: a memchr answers
             return -1
-        ends = [(i, len(e)) for e in (b"-->", b"--!>") if (i := self._next(e, start)) >= 0]
-        if not ends:
-            return -1
-        first, length = min(ends)
-        return first + length
+        close = self._next(b"-->", start)
+        if close >= 0:
+            # A "--!>" ends the comment first only if it starts before that "-->": look for
+            # it there alone, not through the rest of the document (where it is rare).
+            bang = self._data.find(b"--!>", start, close + 3)
+            return bang + 4 if bang >= 0 else close + 3
+        bang = self._next(b"--!>", start)
+        return bang + 4 if bang >= 0 else -1
 
 
 # Where a <meta> start tag can begin: _TAG_NAME lowered is b"meta" only before one of these.
