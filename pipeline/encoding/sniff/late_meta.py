@@ -332,6 +332,8 @@ def _may_declare(data: bytes, position: int) -> bool:
     "charset" in some case or a numeric reference to one of its letters. A shortcut, not a
     deviation: without either, the scan can only end with None.
     """
+    if data.find(b"charset", position) >= 0:  # as written nearly always: no lowered copy
+        return True
     return b"charset" in data[position:].lower() or _CHARSET_LETTER_REF.search(data, position) is not None
 
 
