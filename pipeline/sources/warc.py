@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -272,8 +272,9 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, caps: _Cap
                 chain.stop_before, chain.stopped = None, False
         if got < declared and is_warc:
             # The stream ended inside the block. A Content-Length that lies (runs past
-            # records that follow) must not swallow them: look for a record start inside.
-            cut = _embedded_record(block)
+            # records that follow) must not swallow them: look for a record start inside
+            # (a block read up to a record start has none: it was searched as it was read).
+            cut = None if found else _embedded_record(block)
             if cut is not None:
                 if capped:  # the stream is past the kept block: read again from the record
                     rescan_from = block_start + cut
@@ -417,7 +418,7 @@ def _err(name: str, offset: int | None, error_type: str, message: str,
 def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
                 resyncing: bool = False) -> Iterator[RawRecord | RecordError]:
     fmt = _Format()
-    caps = _Caps(caps.max_block, caps.max_header, caps.errors, caps.corrupt, fh.seek(0, 2))
+    caps = replace(caps, stream_end=fh.seek(0, 2))
     at: int | None = start
     while at is not None:
         fh.seek(at)
