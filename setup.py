@@ -260,6 +260,8 @@ setup(
         # Frozen slotted records built without a Python call per field; frozen.py falls back to
         # the dataclass constructor.
         _extension("pipeline._slots", ["pipeline/_slots.c"]),
+        # The WARC header fields the fast path reads, in one pass; fast.py keeps the reference.
+        _extension("pipeline.sources._fields", ["pipeline/sources/_fields.c"]),
         # The C library allocator's mmap threshold, set when a worker starts.
         _extension("pipeline.runners._malloc", ["pipeline/runners/_malloc.c"]),
     ],

@@ -32,7 +32,8 @@ case "$job" in
     REDECODE_SANITIZE=1 .venv/bin/python -m pip install -q -e '.[dev]'
     for ext in pipeline/extract/_document pipeline/extract/_urls pipeline/extract/_dfa \
                pipeline/encoding/_utf8 pipeline/encoding/_mojibake pipeline/encoding/_ced \
-               pipeline/runners/_malloc pipeline/http/_head pipeline/_slots; do
+               pipeline/runners/_malloc pipeline/http/_head pipeline/_slots \
+               pipeline/sources/_fields; do
       ls "$ext".*.so >/dev/null || { echo "sanitize: $ext was not built" >&2; exit 1; }
     done
     # Python is not instrumented: the runtimes are preloaded; its own allocator is bypassed
