@@ -22,8 +22,9 @@ def rid(n: int) -> str:
 
 
 def record(rtype: str, n: int, block: bytes, extra: dict[str, str] | None = None,
-           content_length: int | None = -1, url: str = "http://example.test/") -> bytes:
-    """One WARC/1.1 record; ``content_length`` None leaves the header out, -1 = len(block)."""
+           content_length: int | str | None = -1, url: str = "http://example.test/") -> bytes:
+    """One WARC/1.1 record; ``content_length`` None leaves the header out, -1 = len(block),
+    a str is written as is."""
     lines = ["WARC/1.1", f"WARC-Type: {rtype}", f"WARC-Record-ID: {rid(n)}",
              "WARC-Date: 2026-01-02T03:04:05Z"]
     if rtype != "warcinfo":
@@ -83,6 +84,12 @@ def build() -> dict[str, bytes]:
     # A record without Content-Length: error, then the reader finds the next record.
     out["missing-content-length.warc"] = (warcinfo() + record("response", 2, HTTP_OK % 5 + b"hello", content_length=None)
                                           + response(3))
+    # Content-Lengths that str.isdigit() or int() take for numbers, but that are not the WARC
+    # grammar's ASCII DIGITs ("²", Arabic-Indic and fullwidth digits): an error each.
+    odd = [record("response", 2 + i, HTTP_OK % 5 + b"hello", content_length=value)
+           for i, value in enumerate(["\u00b2", "\u0661\u0662", "\uff15"])]
+    out["content-length-not-ascii-digits.warc"] = warcinfo() + b"".join(odd) + response(5)
+    out["content-length-not-ascii-digits.warc.gz"] = b"".join(map(gz, [warcinfo(), *odd, response(5)]))
     # The last record declares more bytes than the file holds.
     out["content-length-too-long.warc"] = warcinfo() + record("response", 2, HTTP_OK % len(PAGE) + PAGE,
                                                               content_length=len(PAGE) + 500)[:-4]

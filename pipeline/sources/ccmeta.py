@@ -114,34 +114,41 @@ def join_metadata(
     pending: deque[list[RawRecord | RecordError]] = deque()
     responses: dict[str, list[RawRecord | RecordError]] = {}
     held_bytes = 0
-    for item in items:
-        box: list[RawRecord | RecordError] = [item]
-        if isinstance(item, RawRecord):
-            if item.record_type == "metadata" and item.concurrent_to:
-                target_box = responses.get(item.concurrent_to.strip())
-                if target_box is not None:
-                    try:
-                        charset, languages = parse_cc_metadata(item.http_block)
-                    except CcMetadataError as exc:
-                        box = [_unreadable(item, exc)]
-                    else:
-                        target = target_box[0]
-                        assert isinstance(target, RawRecord)
-                        target_box[0] = with_crawler_metadata(
-                            target,
-                            # The response's own WARC-Identified-Content-Charset wins if present.
-                            target.crawler_charset or charset,
-                            target.content_languages or languages,
-                        )
-            if item.record_type in ("response", "resource"):
-                responses[item.record_id.strip()] = box
-            if isinstance(box[0], RawRecord):
-                held_bytes += len(item.http_block)
-        pending.append(box)
-        while len(pending) > JOIN_WINDOW or (held_bytes > JOIN_WINDOW_BYTES and pending):
-            out = pending.popleft()[0]
-            held_bytes -= _release(out, responses)
-            yield out
+    try:
+        for item in items:
+            box: list[RawRecord | RecordError] = [item]
+            if isinstance(item, RawRecord):
+                if item.record_type == "metadata" and item.concurrent_to:
+                    target_box = responses.get(item.concurrent_to.strip())
+                    if target_box is not None:
+                        try:
+                            charset, languages = parse_cc_metadata(item.http_block)
+                        except CcMetadataError as exc:
+                            box = [_unreadable(item, exc)]
+                        else:
+                            target = target_box[0]
+                            assert isinstance(target, RawRecord)
+                            target_box[0] = with_crawler_metadata(
+                                target,
+                                # The response's own WARC-Identified-Content-Charset wins if present.
+                                target.crawler_charset or charset,
+                                target.content_languages or languages,
+                            )
+                if item.record_type in ("response", "resource"):
+                    responses[item.record_id.strip()] = box
+                if isinstance(box[0], RawRecord):
+                    held_bytes += len(item.http_block)
+            pending.append(box)
+            while len(pending) > JOIN_WINDOW or (held_bytes > JOIN_WINDOW_BYTES and pending):
+                out = pending.popleft()[0]
+                held_bytes -= _release(out, responses)
+                yield out
+    except Exception:
+        # The reader failed (a bug: readers yield errors, they do not raise): the records
+        # it read before are passed on before the failure is, not lost with the window.
+        while pending:
+            yield pending.popleft()[0]
+        raise
     while pending:
         out = pending.popleft()[0]
         _release(out, responses)

@@ -35,7 +35,7 @@ from pipeline.errors import RecordError
 from pipeline.sources.containers import ZSTD_DICT_MAGIC, Codec
 from pipeline.sources.record import RawRecord
 from pipeline.sources.record import new_record as _new_record
-from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful
+from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful, valid_content_length
 
 try:
     from pipeline.sources._fields import first_values  # type: ignore[import-not-found]
@@ -177,6 +177,7 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
     plain = codec is None
     # A record starts a member: the codec's magic there (Codec.starts_member), or "WARC/".
     magic = b"WARC/" if codec is None else codec.magic
+    pos = start
     while True:
         try:
             rec = next(it)
@@ -184,58 +185,63 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
             break
         except Exception:  # noqa: BLE001 - FastWARC refuses what follows: recover carefully
             return held[0] if held is not None else start
-        pos = rec.stream_pos
-        if held is not None and pos <= held[0]:
-            return held[0]  # several records in one member: offsets need the careful reader
-        if not window.has_at(pos, magic):
-            return held[0] if held is not None else pos
-        if held is not None:
-            offset, head_len, size, rest = held
-            if plain:
-                # warcio's length: header + block; only whitespace may separate it from this.
-                gap = window.span(offset + head_len + size, pos)
-                if gap is None or gap.strip():
-                    return offset
-                yield _new_record(name, offset, head_len + size, *rest)
-            else:
-                yield _new_record(name, offset, pos - offset, *rest)
-            held = None
-        # One call for all header fields (FastWARC's get() costs ~0.75 µs a name); the first
-        # occurrence of a name wins, as in the careful reader.
-        (length, rtype, record_id, uri, date, payload_type, charset, truncated, content_type,
-         concurrent_to) = first_values(rec.headers.items(), FIELDS)
-        if length is None or not length.strip().isdigit():
-            return pos
-        declared = int(length)
-        rtype = (rtype or "unknown").strip().lower()
-        reader = rec.reader
-        if rtype in KEEP_BLOCK:
-            keep = max_block if rtype != "metadata" else min(MAX_METADATA_BLOCK, max_block)
-            wanted = min(declared, keep)
-            block = reader.read(wanted)
-            if len(block) < wanted:
-                block = _read_rest(reader, block, wanted)
-            got = len(block) + (reader.consume() if declared > keep else 0)
-        else:
-            block = b""
-            got = reader.consume()
-        if got != declared:
-            return pos  # cut short: the careful reader flags it and looks for what follows
-        head_len = 0
-        if plain:
-            found = window.find(b"\r\n\r\n", pos, max_header)
-            if found is None:
+        try:
+            pos = rec.stream_pos
+            if held is not None and pos <= held[0]:
+                return held[0]  # several records in one member: offsets need the careful reader
+            if not window.has_at(pos, magic):
+                return held[0] if held is not None else pos
+            if held is not None:
+                offset, head_len, size, rest = held
+                if plain:
+                    # warcio's length: header + block; only whitespace may separate it from this.
+                    gap = window.span(offset + head_len + size, pos)
+                    if gap is None or gap.strip():
+                        return offset
+                    yield _new_record(name, offset, head_len + size, *rest)
+                else:
+                    yield _new_record(name, offset, pos - offset, *rest)
+                held = None
+            # One call for all header fields (FastWARC's get() costs ~0.75 µs a name); the first
+            # occurrence of a name wins, as in the careful reader.
+            (length, rtype, record_id, uri, date, payload_type, charset, truncated, content_type,
+             concurrent_to) = first_values(rec.headers.items(), FIELDS)
+            if not valid_content_length(length):
                 return pos
-            head_len = found + 4 - pos
-        capped = rtype in KEEP_BLOCK and declared > len(block)
-        # The RawRecord fields from record_id on, in their declared order (all of them: see
-        # record.new_record).
-        if uri and (uri[0] == "<" or " " in uri):
-            uri = _target_uri(uri)
-        held = (pos, head_len, declared, (
-            record_id or _record_id(name, pos), rtype, uri, date, block, None, None,
-            payload_type, charset, None, truncated, capped, "cap" if capped else None,
-            content_type, None, concurrent_to))
+            declared = int(length)
+            rtype = (rtype or "unknown").strip().lower()
+            reader = rec.reader
+            if rtype in KEEP_BLOCK:
+                keep = max_block if rtype != "metadata" else min(MAX_METADATA_BLOCK, max_block)
+                wanted = min(declared, keep)
+                block = reader.read(wanted)
+                if len(block) < wanted:
+                    block = _read_rest(reader, block, wanted)
+                got = len(block) + (reader.consume() if declared > keep else 0)
+            else:
+                block = b""
+                got = reader.consume()
+            if got != declared:
+                return pos  # cut short: the careful reader flags it and looks for what follows
+            head_len = 0
+            if plain:
+                found = window.find(b"\r\n\r\n", pos, max_header)
+                if found is None:
+                    return pos
+                head_len = found + 4 - pos
+            capped = rtype in KEEP_BLOCK and declared > len(block)
+            # The RawRecord fields from record_id on, in their declared order (all of them: see
+            # record.new_record).
+            if uri and (uri[0] == "<" or " " in uri):
+                uri = _target_uri(uri)
+            held = (pos, head_len, declared, (
+                record_id or _record_id(name, pos), rtype, uri, date, block, None, None,
+                payload_type, charset, None, truncated, capped, "cap" if capped else None,
+                content_type, None, concurrent_to))
+        except Exception:  # noqa: BLE001 - a check that fails on bytes it did not expect: the
+            # careful reader reads from the first record not yet passed on (a reader that
+            # stops would lose the rest of the file)
+            return held[0] if held is not None else pos
     if held is None:
         return None if window.eof and window.tell() == start else start
     offset, head_len, size, rest = held

@@ -75,6 +75,20 @@ _RECORD_MEMBER = re.compile(rb"[\r\n]*WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:")
 
 
 @lru_cache(maxsize=1)
+def valid_content_length(value: str | None) -> bool:
+    """Whether a WARC Content-Length value is a length: ``1*DIGIT`` (WARC 1.1 §5.7; DIGIT is
+    RFC 5234's, ASCII 0-9), white space around it tolerated. ``str.isdigit`` alone would let
+    "²" through (``int()`` refuses it) and ``isdecimal`` other scripts' digits ("١٢").
+
+    >>> valid_content_length(" 120 "), valid_content_length("\u00b2"), valid_content_length("\u0661")
+    (True, False, False)
+    """
+    if value is None:
+        return False
+    value = value.strip()
+    return value.isascii() and value.isdigit()
+
+
 def _loader() -> Any:
     """warcio's record loader, made on first use: the fast path reads clean files without
     it, and importing warcio costs ~20 ms of every process's start-up (it imports fsspec)."""
@@ -236,7 +250,7 @@ def _read_one(src: LineSource, line: bytes, start: int, fmt: _Format, caps: _Cap
         declared = rec.length
         if is_warc:
             raw_len = headers.get_header("Content-Length")
-            if raw_len is None or not raw_len.strip().isdigit():
+            if not valid_content_length(raw_len):
                 return _Broken(start, "source-bad-content-length",
                                f"WARC record without a valid Content-Length: {raw_len!r}", record_id)
         declared = max(int(declared or 0), 0)

@@ -1,5 +1,6 @@
 """The Common Crawl metadata payload's JSON read by the decoder's scanner: the same value as
-``json.loads``, or the same kind of failure, whatever the bytes."""
+``json.loads``, or the same kind of failure, whatever the bytes; and the join's window when
+the reader under it fails."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.sources.ccmeta import CcMetadataError, _json, parse_cc_metadata
+from pipeline.sources.ccmeta import CcMetadataError, _json, join_metadata, parse_cc_metadata
+from pipeline.sources.record import RawRecord
 
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -52,3 +54,20 @@ def test_the_languages_of_a_real_payload_and_an_unreadable_one() -> None:
         parse_cc_metadata(b'languages-cld2: {"languages": [}\r\n')
     with pytest.raises(CcMetadataError, match="not JSON"):
         parse_cc_metadata(b'languages-cld2: {"languages": []} trailing\r\n')
+
+
+def test_records_read_before_a_reader_failure_are_passed_on_before_it() -> None:
+    """A reader that raises (a bug) loses the rest of its file, not the records the join's
+    window was holding: they come out, in order, and then the failure."""
+    records = [RawRecord("f.warc", i, 10, f"<urn:{i}>", rtype, "http://a.test/", None, b"x")
+               for i, rtype in enumerate(["request", "response", "request", "response"])]
+
+    def failing_reader():  # type: ignore[no-untyped-def]
+        yield from records
+        raise RuntimeError("the reader's bug")
+
+    out: list[object] = []
+    with pytest.raises(RuntimeError, match="the reader's bug"):
+        for item in join_metadata(failing_reader()):
+            out.append(item)
+    assert out == records

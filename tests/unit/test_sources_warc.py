@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.errors import RecordError
-from pipeline.sources import iter_records
+from pipeline.sources import fast, iter_records
 from pipeline.sources.archive import iter_archive
 from pipeline.sources.ccmeta import JOIN_WINDOW
 from pipeline.sources.containers import GZIP
@@ -65,6 +65,10 @@ CASES = {
     "whole-file-gzip-junk-inside.warc.gz": ["warcinfo", "!source-invalid-record-header", "response", "response"],
     "junk-between-records.warc": ["warcinfo", "!source-invalid-record-header", "response"],
     "missing-content-length.warc": ["warcinfo", "!source-bad-content-length", "response"],
+    # "²", "١٢", "５": digits to str.isdigit (or int()), not to the WARC grammar
+    "content-length-not-ascii-digits.warc": ["warcinfo", *["!source-bad-content-length"] * 3, "response"],
+    "content-length-not-ascii-digits.warc.gz": ["warcinfo", *["!source-bad-content-length"] * 3,
+                                                "response"],
     "content-length-too-long.warc": ["warcinfo", "response"],
     "content-length-too-short.warc": ["warcinfo", "response", "!source-invalid-record-header", "response"],
     "truncated-gzip-member.warc.gz": ["warcinfo", "response"],
@@ -440,3 +444,29 @@ def test_records_after_lying_lengths_are_all_read(tmp_path: Path, records: list[
     for item, (_, lies, _) in zip(items[1:-1], records[:-1], strict=True):
         assert item.block_truncation == ("next-record" if lies else None)
     assert items[-1].block_truncated == records[-1][1]
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["gzip", "plain"])
+def test_a_fast_path_check_that_raises_hands_the_file_to_the_careful_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compressed: bool) -> None:
+    """A check of the fast path that raises on bytes it did not expect (here: made to, on the
+    4th record) costs speed, not records: the careful reader reads on from the first record
+    not yet passed on, and the file reads as the careful reader alone reads it."""
+    fx = _load_builder()
+    parts = [fx.warcinfo(), *(fx.response(2 + i) for i in range(6))]
+    path = tmp_path / ("f.warc.gz" if compressed else "f.warc")
+    path.write_bytes(b"".join(map(fx.gz, parts)) if compressed else b"".join(parts))
+    expected = list(iter_archive(str(path), reader="careful"))
+    looked_up = fast.first_values
+    calls = 0
+
+    def failing_on_the_4th(items: object, names: tuple[str, ...]) -> tuple:
+        nonlocal calls
+        calls += 1
+        if calls == 4:
+            raise ValueError("a check's bug")
+        return looked_up(items, names)
+
+    monkeypatch.setattr(fast, "first_values", failing_on_the_4th)
+    assert list(iter_archive(str(path))) == expected
+    assert calls >= 4 and len(expected) == 7
