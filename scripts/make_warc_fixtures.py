@@ -90,6 +90,11 @@ def build() -> dict[str, bytes]:
            for i, value in enumerate(["\u00b2", "\u0661\u0662", "\uff15"])]
     out["content-length-not-ascii-digits.warc"] = warcinfo() + b"".join(odd) + response(5)
     out["content-length-not-ascii-digits.warc.gz"] = b"".join(map(gz, [warcinfo(), *odd, response(5)]))
+    # Two whole-file gzip WARCs concatenated (cat a.warc.gz b.warc.gz): members of three
+    # records each. FastWARC reports the 2nd and 3rd records of a member at the next
+    # member's start; their records are read carefully, none is lost.
+    out["concatenated-whole-file-gzip.warc.gz"] = (gz(warcinfo() + response(2) + response(3))
+                                                   + gz(warcinfo(4) + response(5) + response(6)))
     # The last record declares more bytes than the file holds.
     out["content-length-too-long.warc"] = warcinfo() + record("response", 2, HTTP_OK % len(PAGE) + PAGE,
                                                               content_length=len(PAGE) + 500)[:-4]

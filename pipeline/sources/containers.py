@@ -170,6 +170,40 @@ def sniff_codec(head: bytes) -> Codec | None:
     return None
 
 
+#: The bytes :func:`stored_size` needs from a member's start (a zstd frame header at most).
+MEMBER_HEAD = 18
+
+
+def stored_size(codec: Codec, head: bytes, tail: bytes) -> int | None:
+    """The uncompressed size a member records about itself: gzip's ISIZE (RFC 1952 §2.3.1,
+    its last 4 bytes, ``tail``: the size modulo 2^32), a zstd frame's Frame_Content_Size
+    (RFC 8878 §3.1.1.1.4) or an LZ4 frame's Content Size (LZ4 Frame Format §Frame
+    Descriptor: FLG bit 3, then 8 bytes after FLG and BD), both in the frame header:
+    ``head`` holds the member's first :data:`MEMBER_HEAD` bytes. None when it records none
+    (zstd and LZ4 frames may leave it out; bzip2 is not asked).
+
+    >>> import gzip
+    >>> member = gzip.compress(b"x" * 70_000)
+    >>> stored_size(GZIP, member[:MEMBER_HEAD], member[-4:])
+    70000
+    >>> stored_size(ZSTD, zstandard.ZstdCompressor().compress(b"abc"), b"")
+    3
+    >>> stored_size(LZ4, lz4.frame.compress(b"abcd")[:MEMBER_HEAD], b"")
+    4
+    """
+    if codec.name == "gzip":
+        return int.from_bytes(tail[-4:], "little") if len(tail) >= 4 else None
+    if codec.name == "zstd":
+        try:
+            stored = zstandard.get_frame_parameters(head).content_size
+        except zstandard.ZstdError:
+            return None
+        return None if stored == zstandard.CONTENTSIZE_UNKNOWN else stored
+    if codec.name == "lz4" and len(head) >= 14 and head[4] & 0x08:
+        return int.from_bytes(head[6:14], "little")
+    return None
+
+
 def skippable_frame_size(head: bytes) -> int | None:
     """The total size of the zstd skippable frame ``head`` starts with, else None.
 

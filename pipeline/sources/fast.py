@@ -4,22 +4,34 @@
 FastWARC (resiliparse's Rust WARC reader) frames and decompresses records 4-6x faster than
 the careful reader, and reads gzip, zstd (with the WARC-zstd dictionary frame) and LZ4.
 But it stops at the first bad record, silently drops a member cut inside its header,
-cannot read ARC, and reports positions that are not record offsets inside a multi-record
-member. So every record it yields is checked before it is passed on, and is held back
-until the next one confirms where it ends:
+cannot read ARC, and reports a record inside a member that holds several at the position
+of the member after it (so ``cat a.warc.gz b.warc.gz`` of two whole-file gzip WARCs lost
+records here once). So every record it yields is checked before it is passed on, and is
+held back until the records after it confirm where it ends:
 
-- the record's start must be a member start (the compressed bytes there carry the codec's
-  magic; a plain file shows ``WARC/`` there), later than the one before;
-- its Content-Length must be a number and its whole block must have been read;
+- the first record must start where reading started; each record's start must be a member
+  start (the compressed bytes there carry the codec's magic; a plain file shows ``WARC/``
+  there), later than the one before;
+- in a compressed file its member must hold it alone: the size the member records (gzip's
+  ISIZE, a zstd or LZ4 frame's content size) must be the record's, its header counted as
+  "key: value" CRLF lines, plus at most the CRLF CRLF after the block; and the next
+  record's member must hold that one alone before the record is passed on (a member cut
+  a few bytes into the next record is thus found out by the next member);
+- its header must be one the careful reader reads alike (no line break inside a field,
+  no bytes that are not UTF-8 in a field the record takes: FastWARC ends lines at CRLF
+  and replaces such bytes, warcio ends lines at LF and reads them as ISO-8859-1);
+- its Content-Length must be ASCII digits and its whole block must have been read;
 - in a plain file, only whitespace may separate its block from the next record;
 - after the last record, the rest of the file must be exactly its member (or separator).
 
-When a check fails, or FastWARC raises, the careful reader reads from the start of the
-record in doubt (a seek back: recovery only), yields what it finds (errors with offsets,
-truncation flags, ...), and hands the file back to FastWARC at the first clean record after
-the damage. The bytes FastWARC reads pass through a window kept here (:class:`_Window`), so
-the checks cost no extra reads. Both paths give identical ``RawRecord`` values
-(tests/conformance/test_warc_samples.py and tests/unit/test_sources_warc.py compare them).
+When a check fails, or FastWARC raises, or a check itself raises, the careful reader reads
+from the start of the oldest record not yet passed on (a seek back: recovery only), yields
+what it finds (errors with offsets, truncation flags, ...), and hands the file back to
+FastWARC at the first clean record after the damage. The bytes FastWARC reads pass through
+a window kept here (:class:`_Window`), so the checks cost no extra reads. Both paths give
+the same ``RawRecord`` values on the 42 real samples and the fixtures
+(tests/conformance/test_warc_samples.py, tests/unit/test_sources_warc.py); on damaged
+files the careful reader is the reference the tests hold the fast path to.
 """
 
 from __future__ import annotations
@@ -27,20 +39,20 @@ from __future__ import annotations
 import io
 import uuid
 from collections.abc import Generator, Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from fastwarc.warc import ArchiveIterator
 
 from pipeline.errors import RecordError
-from pipeline.sources.containers import ZSTD_DICT_MAGIC, Codec
+from pipeline.sources.containers import MEMBER_HEAD, ZSTD_DICT_MAGIC, Codec, stored_size
 from pipeline.sources.record import RawRecord
 from pipeline.sources.record import new_record as _new_record
 from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful, valid_content_length
 
 try:
-    from pipeline.sources._fields import first_values  # type: ignore[import-not-found]
+    from pipeline.sources._fields import warc_fields  # type: ignore[import-not-found]
 except ImportError:  # built without a compiler: the reference below
-    first_values = None
+    warc_fields = None
 
 #: Bytes of the file kept behind FastWARC's reads for the checks (it reads 64 KiB at a time).
 WINDOW = 1 << 20
@@ -129,22 +141,36 @@ FIELDS = ("content-length", "warc-type", "warc-record-id", "warc-target-uri", "w
           "content-type", "warc-concurrent-to")
 
 
-def first_values_python(items: Iterable[tuple[str, Any]], names: tuple[str, ...]) -> tuple:
-    """For each of ``names`` (lowercase), the value of the first ``(key, value)`` of ``items``
-    whose key lowered equals it, else None: the careful reader's rule for repeated header
-    names; the reference ``_fields.first_values`` (C, one pass) is tested against.
+def warc_fields_python(items: Iterable[tuple[str, str]], names: tuple[str, ...]) -> tuple | None:
+    """What the fast path reads of a record's header (FastWARC's ``headers.items()``): for
+    each of ``names`` (lowercase) the value of the first item whose key lowered equals it,
+    else None (the careful reader's rule for a repeated name), then the bytes the lines take
+    written "key: value" CRLF in UTF-8. None instead when the careful reader could read the
+    header otherwise: a key or value holds CR or LF (FastWARC ends lines at CRLF only,
+    warcio at LF), or a value found holds U+FFFD (FastWARC's stand-in for bytes that are not
+    UTF-8; warcio decodes such a line as ISO-8859-1). ``_fields.warc_fields`` (C, one pass)
+    is tested against this.
 
-    >>> first_values_python([("WARC-Type", "response"), ("warc-type", "x")], ("warc-type", "a"))
-    ('response', None)
+    >>> warc_fields_python([("WARC-Type", "response"), ("warc-type", "x")], ("warc-type", "a"))
+    ('response', None, 35)
+    >>> warc_fields_python([("WARC-Target-URI", "http://\ufffd/")], ("warc-target-uri",)) is None
+    True
     """
-    fields: dict[str, Any] = {}
+    fields: dict[str, str] = {}
+    size = 0
     for key, value in items:
+        if "\r" in key or "\n" in key or "\r" in value or "\n" in value:
+            return None
+        size += len(key.encode()) + len(value.encode()) + 4
         fields.setdefault(key.lower(), value)
-    return tuple(fields.get(name) for name in names)
+    values = tuple(fields.get(name) for name in names)
+    if any(value is not None and "\ufffd" in value for value in values):
+        return None
+    return (*values, size)
 
 
-if first_values is None:
-    first_values = first_values_python
+if warc_fields is None:
+    warc_fields = warc_fields_python
 
 
 class _Handover(Exception):
@@ -171,10 +197,20 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
     fh.seek(start)
     window = _Window(fh, start)
     it = iter(ArchiveIterator(window, parse_http=False, max_header_len=max_header))
-    # The record read last, not yet yielded: (offset, header length, block length, the
-    # RawRecord fields after warc_record_length).
-    held: tuple[int, int, int, tuple] | None = None
+    # Records read, not yet yielded, oldest first: (offset, header length, block length, the
+    # RawRecord fields after warc_record_length, the first bytes of its member). In a
+    # compressed file the header length is what "key: value" CRLF lines take.
+    # The oldest one's offset is where the careful reader takes over if a check fails.
+    held: list[tuple[int, int, int, tuple, bytes | None]] = []
     plain = codec is None
+    # FastWARC reports a record inside a member holding several at the position of the
+    # member after it. So a record's member must hold its size alone, and so must the next
+    # record's before the record is passed on: a member cut a few bytes into the next
+    # record still looks like one record, the next member is then short of its own.
+    sized = codec if codec is not None and codec.name in ("gzip", "zstd", "lz4") else None
+    depth = 1 if sized is None else 2  # records held once checked
+    gzip_sized = sized is not None and sized.name == "gzip"  # (the common case, inlined)
+    head_wanted = codec is not None and codec.name in ("zstd", "lz4")
     # A record starts a member: the codec's magic there (Codec.starts_member), or "WARC/".
     magic = b"WARC/" if codec is None else codec.magic
     pos = start
@@ -184,30 +220,47 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
         except StopIteration:
             break
         except Exception:  # noqa: BLE001 - FastWARC refuses what follows: recover carefully
-            return held[0] if held is not None else start
+            return held[0][0] if held else start
         try:
             pos = rec.stream_pos
-            if held is not None and pos <= held[0]:
-                return held[0]  # several records in one member: offsets need the careful reader
+            if not held and pos != start and not _skipped_frames(window, codec, start, pos):
+                return start  # the first record is not where reading started: read carefully
+            if held and pos <= held[-1][0]:
+                return held[0][0]  # several records in one member: the careful reader reads it
             if not window.has_at(pos, magic):
-                return held[0] if held is not None else pos
-            if held is not None:
-                offset, head_len, size, rest = held
+                return held[0][0] if held else pos
+            if held:
+                # The record before this one ends here: check it, and pass on the oldest.
+                offset, head_len, size, rest, member_head = held[-1]
                 if plain:
                     # warcio's length: header + block; only whitespace may separate it from this.
                     gap = window.span(offset + head_len + size, pos)
                     if gap is None or gap.strip():
-                        return offset
-                    yield _new_record(name, offset, head_len + size, *rest)
-                else:
-                    yield _new_record(name, offset, pos - offset, *rest)
-                held = None
+                        return held[0][0]
+                elif gzip_sized:
+                    # _alone with gzip's ISIZE: the member's last 4 bytes, its size mod 2^32
+                    tail = window.span(pos - 4, pos)
+                    if (tail is None or (int.from_bytes(tail, "little") - head_len - size)
+                            & 0xFFFFFFFF > _TRAILER_SLACK):
+                        return held[0][0]  # more than its record
+                elif sized is not None and not _alone(sized, stored_size(
+                        sized, member_head or b"", window.span(pos - 4, pos) or b""),
+                        head_len + size):
+                    return held[0][0]  # more than its record, or no size recorded
+                if len(held) == depth:
+                    first, head_len, size, rest, _ = held.pop(0)
+                    yield _new_record(name, first, (head_len + size) if plain
+                                      else (held[0][0] if held else pos) - first, *rest)
             # One call for all header fields (FastWARC's get() costs ~0.75 µs a name); the first
             # occurrence of a name wins, as in the careful reader.
+            headers = rec.headers
+            found = warc_fields(headers.items(), FIELDS)
+            if found is None:
+                return held[0][0] if held else pos  # a header the careful reader reads otherwise
             (length, rtype, record_id, uri, date, payload_type, charset, truncated, content_type,
-             concurrent_to) = first_values(rec.headers.items(), FIELDS)
+             concurrent_to, lines_size) = found
             if not valid_content_length(length):
-                return pos
+                return held[0][0] if held else pos
             declared = int(length)
             rtype = (rtype or "unknown").strip().lower()
             reader = rec.reader
@@ -222,58 +275,116 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
                 block = b""
                 got = reader.consume()
             if got != declared:
-                return pos  # cut short: the careful reader flags it and looks for what follows
-            head_len = 0
+                return held[0][0] if held else pos  # cut short: the careful reader flags it
+            member_head = None
             if plain:
                 found = window.find(b"\r\n\r\n", pos, max_header)
                 if found is None:
-                    return pos
+                    return held[0][0] if held else pos
                 head_len = found + 4 - pos
+            else:
+                # The version line, the fields, the empty line: the member's size is checked
+                # against it once the member's end is known.
+                head_len = len(headers.status_line or "") + 4 + lines_size
+                if head_wanted:
+                    member_head = window.span(pos, pos + MEMBER_HEAD)
             capped = rtype in KEEP_BLOCK and declared > len(block)
             # The RawRecord fields from record_id on, in their declared order (all of them: see
             # record.new_record).
             if uri and (uri[0] == "<" or " " in uri):
                 uri = _target_uri(uri)
-            held = (pos, head_len, declared, (
+            held.append((pos, head_len, declared, (
                 record_id or _record_id(name, pos), rtype, uri, date, block, None, None,
                 payload_type, charset, None, truncated, capped, "cap" if capped else None,
-                content_type, None, concurrent_to))
+                content_type, None, concurrent_to), member_head))
         except Exception:  # noqa: BLE001 - a check that fails on bytes it did not expect: the
             # careful reader reads from the first record not yet passed on (a reader that
             # stops would lose the rest of the file)
-            return held[0] if held is not None else pos
-    if held is None:
+            return held[0][0] if held else pos
+    if not held:
         return None if window.eof and window.tell() == start else start
-    offset, head_len, size, rest = held
-    end = _tail_end(fh, window, codec, offset, head_len + size)
+    offset, head_len, size, _, _ = held[-1]
+    end = _tail_end(fh, window, codec, offset, head_len + size, sized is not None)
     if end is None:
-        return offset
-    yield _new_record(name, offset, (head_len + size) if plain else end - offset, *rest)
+        return held[0][0]
+    while held:
+        yield _passed_on(name, held.pop(0), held[0][0] if held else end, plain)
     return None
 
 
+def _passed_on(name: str, record: tuple[int, int, int, tuple, bytes | None], end: int,
+               plain: bool) -> RawRecord:
+    """A checked record, its member (or its header and block, in a plain file) ending at ``end``."""
+    offset, head_len, size, rest, _ = record
+    return _new_record(name, offset, (head_len + size) if plain else end - offset, *rest)
+
+
+def _skipped_frames(window: _Window, codec: Codec | None, start: int, pos: int) -> bool:
+    """Whether the file's bytes from ``start`` to ``pos`` are frames a reader skips (zstd's
+    skippable frames, the WARC-zstd dictionary's among them), and nothing else."""
+    at = start
+    while codec is not None and at < pos:
+        size = codec.padding(window.span(at, at + 8) or b"")
+        if not size:
+            return False
+        at += size
+    return at == pos
+
+
+def _alone(codec: Codec, stored: int | None, record: int) -> bool:
+    """Whether a member that records ``stored`` bytes holds one record of ``record`` bytes
+    (its header written "key: value" CRLF, then its block) and at most
+    :data:`_TRAILER_SLACK` bytes after it (the CRLF CRLF, or none where the writer counts it
+    in the block). A header written otherwise ("key:value", extra spaces) fails the check:
+    its file is read carefully, correctly and slower. A second record in the member adds 30
+    bytes at least ("WARC/1.0", "Content-Length:0", the empty line, as FastWARC reads only
+    CRLF lines): it is missed only when the first record's header is 22 bytes shorter than
+    "key: value" lines would be (22 lines or more, all "key:value")."""
+    if stored is None:
+        # A zstd frame without its size: read carefully. LZ4 frames without one (FastWARC
+        # writes them so, one a record) are taken as FastWARC reads them: it reports the
+        # frames' own positions (tests: several records to a frame), though not for a
+        # record split over frames.
+        return codec.name == "lz4"
+    extra = stored - record
+    if codec.name == "gzip":  # ISIZE is the size modulo 2^32
+        extra = (extra + (1 << 31)) % (1 << 32) - (1 << 31)
+    return 0 <= extra <= _TRAILER_SLACK
+
+
+#: Bytes past the block a member may hold beside its own record: the CRLF CRLF, and as much
+#: again for writers that add a line.
+_TRAILER_SLACK = 8
+
+
 def _tail_end(fh: BinaryIO, window: _Window, codec: Codec | None, offset: int,
-              plain_length: int) -> int | None:
+              length: int, sized: bool = False) -> int | None:
     """The end of the last record's member (or block) when nothing but padding follows it
-    in the file, else None (the careful reader then reads what FastWARC passed over)."""
+    in the file, else None (the careful reader then reads what FastWARC passed over).
+    ``length``: the record's length (in a compressed file, as :func:`_alone` counts it);
+    with ``sized``, its member must hold it alone."""
     file_end = window.tell()
     data = window.span(offset, file_end)
     if data is None:
         fh.seek(offset)  # a last member larger than the window: read it again
         data = fh.read()
     if codec is None:
-        return offset + plain_length if not data[plain_length:].strip() else None
+        return offset + length if not data[length:].strip() else None
     d = codec.new()
     pending = data
+    total = 0
     try:
         while pending and not d.eof:
-            d.decompress(pending, 1 << 16)  # output discarded: only the member's end counts
+            total += len(d.decompress(pending, 1 << 16))  # only the member's size is kept
             pending = d.unconsumed_tail
-        while not d.eof and d.decompress(b"", 1 << 16):
-            pass  # ISA-L may still hold output of input it has consumed
+        while not d.eof:
+            piece = d.decompress(b"", 1 << 16)  # ISA-L may still hold output of input it has consumed
+            if not piece:
+                break
+            total += len(piece)
     except Exception:  # noqa: BLE001 - a corrupt last member: the careful reader reports it
         return None
-    if not d.eof:
+    if not d.eof or (sized and not _alone(codec, total, length)):
         return None
     rest = d.unused_data
     if rest.strip(b"\x00"):

@@ -65,6 +65,7 @@ CASES = {
     "whole-file-gzip-junk-inside.warc.gz": ["warcinfo", "!source-invalid-record-header", "response", "response"],
     "junk-between-records.warc": ["warcinfo", "!source-invalid-record-header", "response"],
     "missing-content-length.warc": ["warcinfo", "!source-bad-content-length", "response"],
+    "concatenated-whole-file-gzip.warc.gz": ["warcinfo", "response", "response"] * 2,
     # "²", "١٢", "５": digits to str.isdigit (or int()), not to the WARC grammar
     "content-length-not-ascii-digits.warc": ["warcinfo", *["!source-bad-content-length"] * 3, "response"],
     "content-length-not-ascii-digits.warc.gz": ["warcinfo", *["!source-bad-content-length"] * 3,
@@ -457,16 +458,72 @@ def test_a_fast_path_check_that_raises_hands_the_file_to_the_careful_reader(
     path = tmp_path / ("f.warc.gz" if compressed else "f.warc")
     path.write_bytes(b"".join(map(fx.gz, parts)) if compressed else b"".join(parts))
     expected = list(iter_archive(str(path), reader="careful"))
-    looked_up = fast.first_values
+    looked_up = fast.warc_fields
     calls = 0
 
-    def failing_on_the_4th(items: object, names: tuple[str, ...]) -> tuple:
+    def failing_on_the_4th(items: object, names: tuple[str, ...]) -> tuple | None:
         nonlocal calls
         calls += 1
         if calls == 4:
             raise ValueError("a check's bug")
         return looked_up(items, names)
 
-    monkeypatch.setattr(fast, "first_values", failing_on_the_4th)
+    monkeypatch.setattr(fast, "warc_fields", failing_on_the_4th)
     assert list(iter_archive(str(path))) == expected
     assert calls >= 4 and len(expected) == 7
+
+
+@pytest.mark.parametrize("codec", ["gzip", "zstd", "lz4"])
+def test_members_of_several_records_lose_none_of_them(tmp_path: Path, codec: str) -> None:
+    """Members holding several records, one after the other (whole-file compressed WARCs
+    concatenated, or a member cut anywhere): FastWARC reports a record inside such a member
+    at the next member's position; the fast path must not pass such a record on with that
+    offset (it did, and lost the records between), but read those members carefully."""
+    import lz4.frame
+    import zstandard
+
+    compress = {"gzip": lambda b: gzip.compress(b, mtime=0), "zstd": zstandard.ZstdCompressor().compress,
+                "lz4": lz4.frame.compress}[codec]
+    fx = _load_builder()
+    records = [fx.warcinfo(), *(fx.response(n) for n in range(2, 9))]
+    rng = random.Random(7)
+    for layout in ([3, 3, 2], [1, 3, 1, 3], [2, 1, 1, 1, 1, 2], [8], [1] * 8):
+        members, at = [], 0
+        for size in layout:
+            members.append(compress(b"".join(records[at:at + size])))
+            at += size
+        path = tmp_path / f"f-{'-'.join(map(str, layout))}.warc.{codec}"
+        path.write_bytes(b"".join(members))
+        fast_items = list(iter_archive(str(path)))
+        assert fast_items == list(iter_archive(str(path), reader="careful")), layout
+        assert shape(fast_items) == ["warcinfo", *["response"] * 7], layout
+    # and members cut at random places, records split over them
+    data = b"".join(records)
+    for _ in range(20):
+        cuts = sorted(rng.sample(range(1, len(data)), rng.randint(1, 9)))
+        pieces = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+        path = tmp_path / f"cut.warc.{codec}"
+        path.write_bytes(b"".join(map(compress, pieces)))
+        fast_items = list(iter_archive(str(path)))
+        assert fast_items == list(iter_archive(str(path), reader="careful")), cuts
+        assert [i.record_id for i in fast_items if isinstance(i, RawRecord)] == [
+            i.record_id for i in iter_archive(str(path), reader="careful") if isinstance(i, RawRecord)]
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["gzip", "plain"])
+@pytest.mark.parametrize("field", [
+    b"WARC-Target-URI: http://example.test/caf\xe9\r\n",  # not UTF-8: warcio reads ISO-8859-1
+    b"WARC-Record-ID: <urn:uuid:1>\n0-2>\r\n",  # a bare LF: warcio ends the line there
+    b"X-Note: a\nContent-Length: 5\r\n",  # ... and reads a field FastWARC does not see
+])
+def test_header_lines_the_two_readers_read_differently_are_read_carefully(
+        tmp_path: Path, compressed: bool, field: bytes) -> None:
+    """FastWARC ends header lines at CRLF and decodes them as UTF-8 with replacement
+    characters; warcio (the careful reader) ends them at LF and decodes a line that is not
+    UTF-8 as ISO-8859-1. A record whose header the two would read apart is read carefully."""
+    fx = _load_builder()
+    odd = fx.response(3).replace(b"WARC-Date:", field + b"WARC-Date:", 1)
+    parts = [fx.warcinfo(), fx.response(2), odd, fx.response(4)]
+    path = tmp_path / ("f.warc.gz" if compressed else "f.warc")
+    path.write_bytes(b"".join(map(fx.gz, parts)) if compressed else b"".join(parts))
+    assert list(iter_archive(str(path))) == list(iter_archive(str(path), reader="careful"))
