@@ -54,9 +54,7 @@ static int measure(PyObject *text, Py_ssize_t *size) {
     if (PyUnicode_IS_ASCII(text)) {
         const unsigned char *s = PyUnicode_1BYTE_DATA(text);
         *size = n;
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (s[i] == '\r' || s[i] == '\n') return 1;
-        return 0;
+        return memchr(s, '\n', (size_t)n) != NULL || memchr(s, '\r', (size_t)n) != NULL;
     }
     if (PyUnicode_AsUTF8AndSize(text, size) == NULL) return -1; /* a lone surrogate */
     if (PyUnicode_FindChar(text, '\r', 0, n, 1) != -1 || PyUnicode_FindChar(text, '\n', 0, n, 1) != -1)
