@@ -241,7 +241,7 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
                     # _alone with gzip's ISIZE: the member's last 4 bytes, its size mod 2^32
                     tail = window.span(pos - 4, pos)
                     if (tail is None or (int.from_bytes(tail, "little") - head_len - size)
-                            & 0xFFFFFFFF > _TRAILER_SLACK):
+                            & 0xFFFFFFFF not in _TRAILERS):
                         return held[0][0]  # more than its record
                 elif sized is not None and not _alone(sized, stored_size(
                         sized, member_head or b"", window.span(pos - 4, pos) or b""),
@@ -282,6 +282,10 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
                 if found is None:
                     return held[0][0] if held else pos
                 head_len = found + 4 - pos
+                head = window.span(pos, found)
+                if head is None or head.count(b"\n") != head.count(b"\r\n"):
+                    # a bare LF, which FastWARC may strip off a value: warcio ends a line there
+                    return held[0][0] if held else pos
             else:
                 # The version line, the fields, the empty line: the member's size is checked
                 # against it once the member's end is known.
@@ -333,13 +337,13 @@ def _skipped_frames(window: _Window, codec: Codec | None, start: int, pos: int) 
 
 def _alone(codec: Codec, stored: int | None, record: int) -> bool:
     """Whether a member that records ``stored`` bytes holds one record of ``record`` bytes
-    (its header written "key: value" CRLF, then its block) and at most
-    :data:`_TRAILER_SLACK` bytes after it (the CRLF CRLF, or none where the writer counts it
-    in the block). A header written otherwise ("key:value", extra spaces) fails the check:
-    its file is read carefully, correctly and slower. A second record in the member adds 30
-    bytes at least ("WARC/1.0", "Content-Length:0", the empty line, as FastWARC reads only
-    CRLF lines): it is missed only when the first record's header is 22 bytes shorter than
-    "key: value" lines would be (22 lines or more, all "key:value")."""
+    (its header written "key: value" CRLF, then its block) and after it only the CRLF CRLF
+    (or nothing, where the writer counts it in the block): :data:`_TRAILERS`. A header
+    written otherwise ("key:value", extra spaces, a bare LF FastWARC strips off a value)
+    fails the check: its file is read carefully, correctly and slower. A second record in
+    the member adds 30 bytes at least ("WARC/1.0", "Content-Length:0", the empty line, as
+    FastWARC reads only CRLF lines): it is missed only behind a header 26 bytes or more
+    shorter than "key: value" lines would be (26 lines or more, all "key:value")."""
     if stored is None:
         # A zstd frame without its size: read carefully. LZ4 frames without one (FastWARC
         # writes them so, one a record) are taken as FastWARC reads them: it reports the
@@ -349,12 +353,11 @@ def _alone(codec: Codec, stored: int | None, record: int) -> bool:
     extra = stored - record
     if codec.name == "gzip":  # ISIZE is the size modulo 2^32
         extra = (extra + (1 << 31)) % (1 << 32) - (1 << 31)
-    return 0 <= extra <= _TRAILER_SLACK
+    return extra in _TRAILERS
 
 
-#: Bytes past the block a member may hold beside its own record: the CRLF CRLF, and as much
-#: again for writers that add a line.
-_TRAILER_SLACK = 8
+#: The bytes a member may hold past its record's block: the CRLF CRLF, or none.
+_TRAILERS = (0, 4)
 
 
 def _tail_end(fh: BinaryIO, window: _Window, codec: Codec | None, offset: int,

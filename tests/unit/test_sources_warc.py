@@ -515,6 +515,7 @@ def test_members_of_several_records_lose_none_of_them(tmp_path: Path, codec: str
     b"WARC-Target-URI: http://example.test/caf\xe9\r\n",  # not UTF-8: warcio reads ISO-8859-1
     b"WARC-Record-ID: <urn:uuid:1>\n0-2>\r\n",  # a bare LF: warcio ends the line there
     b"X-Note: a\nContent-Length: 5\r\n",  # ... and reads a field FastWARC does not see
+    b"X-Note: \n",  # a bare LF FastWARC strips off the value
 ])
 def test_header_lines_the_two_readers_read_differently_are_read_carefully(
         tmp_path: Path, compressed: bool, field: bytes) -> None:
