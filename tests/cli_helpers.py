@@ -58,13 +58,31 @@ def run_ids(out: Path) -> list[str]:
     return sorted(p.name for p in base.iterdir()) if base.is_dir() else []
 
 
-def readers_of(path: Path) -> list[int]:
-    """Pids of the processes that hold ``path`` open (Linux ``/proc``)."""
+def readers_of(path: Path, within: int | None = None) -> list[int]:
+    """Pids of the processes that hold ``path`` open (Linux ``/proc``); with ``within``,
+    only that process and those it started (their descendants). Looking at a run's own
+    processes only keeps each look short on a busy machine, where listing the descriptors
+    of every process (a JVM holds thousands) is slow."""
     target = str(path.resolve())
+    candidates = [p for p in Path("/proc").iterdir() if p.name.isdigit()]
+    if within is not None:
+        parents: dict[int, int] = {}
+        for proc in candidates:
+            try:  # /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces
+                parents[int(proc.name)] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+        family = {within}
+        grew = True
+        while grew:
+            grew = False
+            for pid, parent in parents.items():
+                if parent in family and pid not in family:
+                    family.add(pid)
+                    grew = True
+        candidates = [Path(f"/proc/{pid}") for pid in sorted(family)]
     pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
+    for proc in candidates:
         try:
             for fd in (proc / "fd").iterdir():
                 if os.readlink(fd) == target:

@@ -261,11 +261,12 @@ def test_an_internal_error_in_the_decision_becomes_a_partial_error() -> None:
 # --- a killed worker ----------------------------------------------------------------------------
 
 
-def _kill_readers(path: Path, times: int, deadline: float) -> int:
-    """SIGKILL each process that opens ``path``, ``times`` times; returns how many it killed."""
+def _kill_readers(path: Path, times: int, deadline: float, run: int) -> int:
+    """SIGKILL each process of the run ``run`` (a pid) that opens ``path``, ``times`` times;
+    returns how many it killed."""
     killed: set[int] = set()
     while len(killed) < times and time.monotonic() < deadline:
-        for pid in readers_of(path):
+        for pid in readers_of(path, within=run):
             if pid not in killed:
                 os.kill(pid, signal.SIGKILL)
                 killed.add(pid)
@@ -289,7 +290,7 @@ def test_a_worker_killed_once_is_replaced_and_its_file_retried(tmp_path: Path) -
     inputs, victim = _crawl_with_victim(tmp_path / "crawl")
     out = tmp_path / "out"
     proc = start("run", *inputs, "--out", str(out), "-q", "--run-id", "k1", "--workers", "2")
-    assert _kill_readers(victim, 1, time.monotonic() + 60) == 1
+    assert _kill_readers(victim, 1, time.monotonic() + 60, proc.pid) == 1
     _, stderr = proc.communicate(timeout=120)  # never waits forever
     assert proc.returncode == 0, stderr
     run(inputs, tmp_path / "clean", load_rules(None), workers=1, run_id="k1")
@@ -301,7 +302,7 @@ def test_a_file_whose_worker_dies_twice_is_an_errors_row_and_exit_3(tmp_path: Pa
     inputs, victim = _crawl_with_victim(tmp_path / "crawl")
     out = tmp_path / "out"
     proc = start("run", *inputs, "--out", str(out), "-q", "--run-id", "k2", "--workers", "2")
-    assert _kill_readers(victim, 2, time.monotonic() + 60) == 2
+    assert _kill_readers(victim, 2, time.monotonic() + 60, proc.pid) == 2
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 3, stderr
     assert f"unreadable: {victim}: runner-worker-died: the worker process reading this file was " \
