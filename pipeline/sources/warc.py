@@ -74,7 +74,6 @@ _OVERLAP = 4096  # bytes of the piece before searched again with the next one
 _RECORD_MEMBER = re.compile(rb"[\r\n]*WARC/[0-9]\.[0-9]+\r?\n[!-9;-~]+:")
 
 
-@lru_cache(maxsize=1)
 def valid_content_length(value: str | None) -> bool:
     """Whether a WARC Content-Length value is a length: ``1*DIGIT`` (WARC 1.1 §5.7; DIGIT is
     RFC 5234's, ASCII 0-9), white space around it tolerated. ``str.isdigit`` alone would let
@@ -89,6 +88,7 @@ def valid_content_length(value: str | None) -> bool:
     return value.isascii() and value.isdigit()
 
 
+@lru_cache(maxsize=1)
 def _loader() -> Any:
     """warcio's record loader, made on first use: the fast path reads clean files without
     it, and importing warcio costs ~20 ms of every process's start-up (it imports fsspec)."""
