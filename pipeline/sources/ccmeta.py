@@ -110,7 +110,8 @@ def join_metadata(
     ``content_languages`` from a later metadata record that names it in
     ``WARC-Concurrent-To`` (within the window described in the module docstring). A
     metadata record whose payload cannot be read is passed on as a ``RecordError`` in its
-    place (one item per record either way)."""
+    place (one item per record either way). When ``items`` raises, the records the window
+    holds are passed on first, then the exception."""
     pending: deque[list[RawRecord | RecordError]] = deque()
     responses: dict[str, list[RawRecord | RecordError]] = {}
     held_bytes = 0
