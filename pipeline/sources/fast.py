@@ -443,8 +443,10 @@ def _careful_until_clean(fh: BinaryIO, name: str, codec: Codec | None, start: in
     the damage (FastWARC reads on from there), or None once the file is read, and whether a
     record's Content-Length ran past the record after it."""
     damaged = lied = False
+    # Past the file's start FastWARC has read a WARC record: a hand-over there is not read
+    # as the first line of an ARC file.
     for item in read_careful(fh, name, codec, start=start, max_block=max_block,
-                             max_header=max_header):
+                             max_header=max_header, warc=start > 0):
         clean = (isinstance(item, RawRecord) and item.offset_in_member is None
                  and not item.block_truncated)
         if hand_back and clean and damaged and isinstance(item, RawRecord):

@@ -365,6 +365,7 @@ class _Caps:
     errors: tuple[type[BaseException], ...] = INFLATE_ERRORS
     corrupt: str = "source-gzip-corrupt"  # the error type for corrupt compressed data
     stream_end: int | None = None  # where the stream ends, when known (a plain file's size)
+    warc: bool = False  # the file is known to be WARC (not sniffed from the first line read)
 
 
 def _plausible_arc_line(line: bytes) -> bool:
@@ -432,6 +433,7 @@ def _err(name: str, offset: int | None, error_type: str, message: str,
 def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
                 resyncing: bool = False) -> Iterator[RawRecord | RecordError]:
     fmt = _Format()
+    fmt.known = "warc" if caps.warc else None
     caps = replace(caps, stream_end=fh.seek(0, 2))
     at: int | None = start
     while at is not None:
@@ -450,6 +452,7 @@ def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
 def _iter_members(fh: BinaryIO, name: str, codec: Codec, start: int,
                   caps: _Caps) -> Iterator[RawRecord | RecordError]:
     fmt = _Format()
+    fmt.known = "warc" if caps.warc else None
     start_at: int | None = start
     skip = 0
     while start_at is not None:
@@ -519,7 +522,7 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, co
     if skip:
         src.skip(skip)
     held: _Parsed | None = None
-    caps = _Caps(caps.max_block, caps.max_header, codec.errors, f"source-{codec.name}-corrupt")
+    caps = replace(caps, errors=codec.errors, corrupt=f"source-{codec.name}-corrupt")
 
     def edge(pos: int, lead: int) -> int:
         # A separator that a writer put at the start of the next member (warcio's
@@ -584,15 +587,18 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, co
 
 
 def read_careful(fh: BinaryIO, name: str, codec: Codec | None, *, start: int = 0,
-                 max_block: int = MAX_BLOCK, max_header: int = MAX_HEADER,
+                 max_block: int = MAX_BLOCK, max_header: int = MAX_HEADER, warc: bool = False,
                  ) -> Iterator[RawRecord | RecordError]:
     """Every record of ``fh`` from compressed offset ``start`` (a member or record start)
     on, as a :class:`RawRecord` or a ``RecordError``; ``codec`` None reads it plain.
+    ``warc``: the file is known to be WARC (the fast path read WARC records in it), so a
+    start that is not a record start is an error and a search for the next WARC record, not
+    the first line of an ARC file.
 
     Never raises for bad data: a broken record gives a ``RecordError`` at its offset and
     reading resumes at the next record that can be found. Seeks back only to recover.
     """
-    caps = _Caps(max_block, max_header)
+    caps = _Caps(max_block, max_header, warc=warc)
     if codec is None:
         yield from _iter_plain(fh, name, start, caps)
     else:

@@ -572,3 +572,26 @@ def test_damaged_files_read_alike_by_both_readers(tmp_path: Path) -> None:
         path = tmp_path / f"{i}{''.join(source.suffixes)}"
         path.write_bytes(data)
         assert list(iter_archive(str(path))) == list(iter_archive(str(path), reader="careful")), source.name
+
+
+@pytest.mark.parametrize("compressed", [True, False], ids=["gzip", "plain"])
+def test_a_careful_read_of_a_warc_file_from_inside_a_record_finds_the_next_records(
+        tmp_path: Path, compressed: bool) -> None:
+    """The fast path hands a WARC file over at a position FastWARC gave; if that is inside a
+    record (an LZ4 frame without its size, say), the careful reader, told the file is WARC,
+    reports it and reads on at the next record, not taking the line there for an ARC
+    file's first and every record after it for a bad one."""
+    fx = _load_builder()
+    parts = [fx.warcinfo(), fx.response(2), fx.response(3), fx.response(4)]
+    inside = len(parts[0]) + 30  # inside the second record's header
+    if compressed:
+        members = [fx.gz(parts[0]), fx.gz(parts[1][:30]), fx.gz(parts[1][30:]), fx.gz(parts[2]), fx.gz(parts[3])]
+        inside = len(members[0]) + len(members[1])
+        data, codec = b"".join(members), GZIP
+    else:
+        data, codec = b"".join(parts), None
+    path = tmp_path / "f.warc"
+    path.write_bytes(data)
+    with open(path, "rb") as fh:
+        items = list(read_careful(fh, str(path), codec, start=inside, warc=True))
+    assert shape(items) == ["!source-invalid-record-header", "response", "response"]
