@@ -43,10 +43,21 @@ def _integer(bits: int) -> Check:
     return check
 
 
-def _float(value: Any) -> str | None:
-    if type(value) is float or (type(value) is int and abs(value) < 2**63):
+def _floating(bits: int) -> Check:
+    # Arrow takes an int into a floating column only when the type holds it exactly: up to
+    # 2**53 in magnitude for a double (its 53-bit significand), 2**24 for a float.
+    exact = 2 ** {16: 11, 32: 24, 64: 53}[bits]
+
+    def check(value: Any) -> str | None:
+        if type(value) is float:
+            return None
+        if type(value) is not int:
+            return f"{type(value).__name__} where a number belongs"
+        if abs(value) > exact:
+            return f"{value} is not exactly a float{bits}"
         return None
-    return f"{type(value).__name__} where a number belongs"
+
+    return check
 
 
 def _boolean(value: Any) -> str | None:
@@ -73,7 +84,7 @@ def _check_for(field: pa.Field) -> Check:
     if pa.types.is_integer(kind) and pa.types.is_signed_integer(kind):
         return _integer(kind.bit_width)
     if pa.types.is_floating(kind):
-        return _float
+        return _floating(kind.bit_width)
     if pa.types.is_boolean(kind):
         return _boolean
     if pa.types.is_timestamp(kind):

@@ -19,7 +19,8 @@ VALUES = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(min_value=-(2**70), max_value=2**70),
-    st.sampled_from([2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**63 - 1, 2**63, -(2**63)]),
+    st.sampled_from([2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**63 - 1, 2**63, -(2**63),
+                     2**53, 2**53 + 1, -(2**53) - 1]),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=8),
     st.sampled_from(["\ud800", "ok\udfff", "caf\u00e9", "\U0001f600"]),
@@ -78,6 +79,8 @@ def test_a_valid_row_passes_and_an_accepted_row_always_converts(table: str, data
         ("title", "a\ud800b", "title: a lone surrogate (not encodable as UTF-8)"),
         ("declared_conflict", 1, "declared_conflict: int where a boolean belongs"),
         ("fetch_time", "2024-01-01", "fetch_time: str where a time belongs"),
+        # a double holds every int up to 2**53 exactly, and Arrow takes no other
+        ("mojibake_score", 2**53 + 1, "mojibake_score: 9007199254740993 is not exactly a float64"),
     ],
 )
 def test_each_way_a_records_row_fails_is_named(column: str, value: object, problem: str) -> None:
@@ -99,3 +102,10 @@ def test_a_valid_time_passes() -> None:
     schema = TABLES["records"]
     row: dict[str, Any] = {**dict.fromkeys(schema.names), "fetch_time": datetime(2024, 1, 1, tzinfo=UTC)}
     assert row_problem(row, schema) is None and arrow_accepts(row, schema)
+
+
+def test_an_int_a_double_holds_exactly_passes() -> None:
+    schema = TABLES["records"]
+    row: dict[str, Any] = {**dict.fromkeys(schema.names), "mojibake_score": -(2**53)}
+    assert row_problem(row, schema) is None
+    assert arrow_accepts(row, schema)
