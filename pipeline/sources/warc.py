@@ -432,8 +432,7 @@ def _err(name: str, offset: int | None, error_type: str, message: str,
 
 def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
                 resyncing: bool = False) -> Iterator[RawRecord | RecordError]:
-    fmt = _Format()
-    fmt.known = "warc" if caps.warc else None
+    fmt = _Format("warc" if caps.warc else None)
     caps = replace(caps, stream_end=fh.seek(0, 2))
     at: int | None = start
     while at is not None:
@@ -451,8 +450,7 @@ def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
 
 def _iter_members(fh: BinaryIO, name: str, codec: Codec, start: int,
                   caps: _Caps) -> Iterator[RawRecord | RecordError]:
-    fmt = _Format()
-    fmt.known = "warc" if caps.warc else None
+    fmt = _Format("warc" if caps.warc else None)
     start_at: int | None = start
     skip = 0
     while start_at is not None:

@@ -8,6 +8,7 @@ import importlib.util
 import io
 import random
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -474,6 +475,11 @@ def test_a_fast_path_check_that_raises_hands_the_file_to_the_careful_reader(
     assert calls >= 4 and len(expected) == 7
 
 
+def _members(data: bytes, cuts: list[int], compress: Callable[[bytes], bytes]) -> bytes:
+    """``data`` cut at ``cuts`` (sorted), each piece compressed as a member of its own."""
+    return b"".join(compress(data[a:b]) for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True))
+
+
 @pytest.mark.parametrize("codec", ["gzip", "zstd", "lz4"])
 def test_members_of_several_records_lose_none_of_them(tmp_path: Path, codec: str) -> None:
     """Members holding several records, one after the other (whole-file compressed WARCs
@@ -502,9 +508,8 @@ def test_members_of_several_records_lose_none_of_them(tmp_path: Path, codec: str
     data = b"".join(records)
     for _ in range(20):
         cuts = sorted(rng.sample(range(1, len(data)), rng.randint(1, 9)))
-        pieces = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
         path = tmp_path / f"cut.warc.{codec}"
-        path.write_bytes(b"".join(map(compress, pieces)))
+        path.write_bytes(_members(data, cuts, compress))
         fast_items = list(iter_archive(str(path)))
         assert fast_items == list(iter_archive(str(path), reader="careful")), cuts
         assert [i.record_id for i in fast_items if isinstance(i, RawRecord)] == [
@@ -565,8 +570,7 @@ def test_damaged_files_read_alike_by_both_readers(tmp_path: Path) -> None:
                 raw = b""
             if len(raw) > 2:
                 cuts = sorted(rng.sample(range(1, len(raw)), min(len(raw) - 1, rng.randint(0, 6))))
-                data = b"".join(gzip.compress(raw[a:b], mtime=0)
-                                for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True))
+                data = _members(raw, cuts, lambda piece: gzip.compress(piece, mtime=0))
         else:
             data = _mutated(rng, data)
         path = tmp_path / f"{i}{''.join(source.suffixes)}"
