@@ -204,6 +204,90 @@ def stored_size(codec: Codec, head: bytes, tail: bytes) -> int | None:
     return None
 
 
+def _lz4_blocks_at(head: bytes) -> tuple[int, int] | None:
+    """(FLG, offset of the first block's size) of the LZ4 frame ``head`` starts with, or
+    None (LZ4 Frame Format §Frame Descriptor: version 01, reserved bit 1 clear; Content
+    Size (8 bytes) if FLG bit 3, Dictionary ID (4 bytes) if FLG bit 0, then HC)."""
+    if len(head) < 7 or not head.startswith(LZ4_MAGIC):
+        return None
+    flg = head[4]
+    if flg >> 6 != 1 or flg & 0x02:
+        return None
+    return flg, 7 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0)
+
+
+def lz4_frame_end(read_at: Callable[[int, int], bytes], start: int, limit: int) -> int | None:
+    """Where the LZ4 frame that starts at ``start`` ends, found from its headers without
+    decompressing it; None when the bytes there are not the start of a frame, or when the
+    frame runs past ``limit``. ``read_at(pos, n)``: the file's ``n`` bytes at ``pos`` (fewer
+    at its end).
+
+    LZ4 Frame Format §General Structure: Magic Number, Frame Descriptor, Data Blocks,
+    EndMark (a zero block size), Content Checksum (4 bytes) if FLG bit 2. §Data Blocks: a
+    block is its size (4 bytes, little-endian; the highest bit flags a block stored
+    uncompressed), its data, then a Block Checksum (4 bytes) if FLG bit 4.
+
+    >>> frame = lz4.frame.compress(b"abcd" * 50_000, store_size=False)
+    >>> lz4_frame_end(lambda pos, n: frame[pos:pos + n], 0, len(frame)) == len(frame)
+    True
+    >>> lz4_frame_end(lambda pos, n: frame[pos:pos + n], 0, len(frame) - 1) is None
+    True
+    """
+    found = _lz4_blocks_at(read_at(start, 15))
+    if found is None:
+        return None
+    flg, pos = found[0], start + found[1]
+    block_checksum = 4 if flg & 0x10 else 0
+    while pos + 4 <= limit:
+        field = read_at(pos, 4)
+        if len(field) < 4:
+            return None
+        size = int.from_bytes(field, "little")
+        pos += 4
+        if not size:  # the EndMark
+            if flg & 0x04 and len(read_at(pos, 4)) < 4:  # the Content Checksum, cut off
+                return None
+            end = pos + (4 if flg & 0x04 else 0)
+            return end if end <= limit else None
+        pos += (size & 0x7FFFFFFF) + block_checksum
+    return None
+
+
+def lz4_content_starts_with(head: bytes, prefix: bytes) -> bool:
+    """Whether the content of the LZ4 frame ``head`` starts with begins with ``prefix``, read
+    off its first block without decompressing: the block's data if it is stored
+    uncompressed, else its first sequence's literals (LZ4 Block Format §Compressed block
+    format: a token whose high 4 bits are the literal length, 15 continued by bytes of 255
+    until one is smaller, then the literals). False when they are too short to tell, or the
+    frame names a dictionary (its first bytes may then be copied from it).
+
+    >>> frame = lz4.frame.compress(b"WARC/1.1\\r\\nWARC-Type: response\\r\\n", store_size=False)
+    >>> lz4_content_starts_with(frame, b"WARC/"), lz4_content_starts_with(frame, b"HTTP/")
+    (True, False)
+    """
+    found = _lz4_blocks_at(head)
+    if found is None or found[0] & 0x01:
+        return False
+    at = found[1]
+    field = head[at:at + 4]
+    if len(field) < 4 or field == b"\0\0\0\0":
+        return False
+    at += 4
+    if field[3] & 0x80:  # stored uncompressed
+        return head.startswith(prefix, at)
+    token = head[at:at + 1]
+    literals = token[0] >> 4 if token else 0
+    at += 1
+    if literals == 15:
+        while at < len(head):
+            more = head[at]
+            literals += more
+            at += 1
+            if more != 255:
+                break
+    return literals >= len(prefix) and head.startswith(prefix, at)
+
+
 def skippable_frame_size(head: bytes) -> int | None:
     """The total size of the zstd skippable frame ``head`` starts with, else None.
 

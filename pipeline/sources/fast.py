@@ -38,13 +38,20 @@ from __future__ import annotations
 
 import io
 import uuid
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import BinaryIO
 
 from fastwarc.warc import ArchiveIterator
 
 from pipeline.errors import RecordError
-from pipeline.sources.containers import MEMBER_HEAD, ZSTD_DICT_MAGIC, Codec, stored_size
+from pipeline.sources.containers import (
+    MEMBER_HEAD,
+    ZSTD_DICT_MAGIC,
+    Codec,
+    lz4_content_starts_with,
+    lz4_frame_end,
+    stored_size,
+)
 from pipeline.sources.record import RawRecord
 from pipeline.sources.record import new_record as _new_record
 from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful, valid_content_length
@@ -114,7 +121,9 @@ class _Window:
         j = i
         while starts[j] + len(self._chunks[j]) < end:
             j += 1
-        return b"".join(self._chunks[i : j + 1])[pos - starts[i] : end - starts[i]]
+        # (only the bytes wanted: a few bytes across two chunks must not copy both)
+        return b"".join([first[pos - starts[i] :], *self._chunks[i + 1 : j],
+                         self._chunks[j][: end - starts[j]]])
 
     def has_at(self, pos: int, prefix: bytes) -> bool:
         """True when the file's bytes at ``pos`` start with ``prefix`` (and are still kept)."""
@@ -124,6 +133,24 @@ class _Window:
                 return last.startswith(prefix, pos - at)  # the common case: no slice
         data = self.span(pos, pos + len(prefix))
         return data is not None and data.startswith(prefix)
+
+    def reader(self, fh: BinaryIO) -> Callable[[int, int], bytes]:
+        """``read_at(pos, n)``: the file's ``n`` bytes at ``pos`` (fewer at its end), from the
+        window where it still holds them, else from ``fh``, whose position it restores
+        (FastWARC reads on from there)."""
+
+        def read_at(pos: int, n: int) -> bytes:
+            data = self.span(pos, pos + n)
+            if data is not None and (len(data) == n or self.eof):
+                return data
+            here = fh.tell()
+            try:
+                fh.seek(pos)
+                return fh.read(n)
+            finally:
+                fh.seek(here)
+
+        return read_at
 
     def find(self, needle: bytes, pos: int, limit: int) -> int | None:
         """The file offset of ``needle`` at or after ``pos`` within ``limit`` bytes."""
@@ -196,6 +223,7 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
     take over, or None when the file was read to its end."""
     fh.seek(start)
     window = _Window(fh, start)
+    read_at = window.reader(fh)
     it = iter(ArchiveIterator(window, parse_http=False, max_header_len=max_header))
     # Records read, not yet yielded, oldest first: (offset, header length, block length, the
     # RawRecord fields after warc_record_length, the first bytes of its member). In a
@@ -236,10 +264,11 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
                     gap = window.span(offset + head_len + size, pos)
                     if gap is None or gap.strip():
                         return held[0][0]
-                elif sized is not None and not _alone(sized, stored_size(
-                        sized, member_head or b"", window.span(pos - 4, pos) or b""),
-                        head_len + size):
-                    return held[0][0]  # more than its record, or no size recorded
+                elif sized is not None:
+                    stored = stored_size(sized, member_head or b"", window.span(pos - 4, pos) or b"")
+                    if not _alone(sized, stored, head_len + size) or (
+                            stored is None and not _lz4_frame_is_record(read_at, offset, pos)):
+                        return held[0][0]  # more than its record, no size, or split over frames
                 if len(held) == depth:
                     yield _passed_on(name, held.pop(0), held[0][0] if held else pos, plain)
             # One call for all header fields (FastWARC's get() costs ~0.75 µs a name); the first
@@ -337,14 +366,29 @@ def _alone(codec: Codec, stored: int | None, record: int) -> bool:
     shorter than "key: value" lines would be (26 lines or more, all "key:value")."""
     if stored is None:
         # A zstd frame without its size: read carefully. LZ4 frames without one (FastWARC
-        # writes them so, one a record) are taken as FastWARC reads them: it reports the
-        # frames' own positions (tests: several records to a frame), though not for a
-        # record split over frames.
+        # writes them so, one a record) pass if the frame ends where the next record starts
+        # (the caller walks its blocks): FastWARC reports the frames' own positions for
+        # records several to a frame (tests), and a record split over frames ends its
+        # first frame before the next record.
         return codec.name == "lz4"
     extra = stored - record
     if codec.name == "gzip":  # ISIZE is the size modulo 2^32
         extra = (extra + (1 << 31)) % (1 << 32) - (1 << 31)
     return extra in _TRAILERS
+
+
+def _lz4_frame_is_record(read_at: Callable[[int, int], bytes], start: int, end: int) -> bool:
+    """Whether the LZ4 frame at ``start``, which records no size, holds the start of a
+    record and ends at ``end``, where the next record's frame starts. A record that starts
+    inside a frame is reported at the frame after it, which then starts inside the record;
+    a record split over frames ends its first frame before the next record."""
+    return (lz4_content_starts_with(read_at(start, _LZ4_HEAD), b"WARC/")
+            and lz4_frame_end(read_at, start, end) == end)
+
+
+#: Bytes of an LZ4 frame enough to read the start of its content: the frame's descriptor
+#: (15 at most), the first block's size and token, a few bytes of literal length, "WARC/".
+_LZ4_HEAD = 32
 
 
 #: The bytes a member may hold past its record's block: the CRLF CRLF, or none.

@@ -8,8 +8,10 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import random
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import lz4.frame
@@ -20,6 +22,7 @@ from fastwarc.warc import WarcRecord
 
 from pipeline.errors import RecordError
 from pipeline.sources.archive import iter_archive
+from pipeline.sources.containers import lz4_content_starts_with, lz4_frame_end
 from pipeline.sources.record import RawRecord
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,3 +171,47 @@ def _read_bytes(tmp_path: Path, data: bytes) -> list[RawRecord | RecordError]:
     fast, careful = _read(path), _read(path, "careful")
     assert fast == careful
     return fast
+
+
+def _at(data: bytes) -> Callable[[int, int], bytes]:
+    return lambda pos, n: data[pos : pos + n]
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"block_checksum": True},
+    {"content_checksum": True},
+    {"block_checksum": True, "content_checksum": True, "store_size": True},
+    {"block_size": lz4.frame.BLOCKSIZE_MAX64KB, "block_linked": False},
+], ids=["plain", "block-checksums", "content-checksum", "all-flags", "independent-blocks"])
+@pytest.mark.parametrize("content", [b"WARC/1.1\r\n" + b"abcdefgh" * 40_000,  # blocks compressed
+                                     b"WARC/1.1\r\n" + bytes(range(256)) * 10,  # one short block
+                                     b"WARC/1.1\r\n" + random.Random(3).randbytes(150_000)],  # stored
+                         ids=["compressible", "short", "incompressible"])
+def test_an_lz4_frame_end_and_first_bytes_are_read_off_its_headers(content: bytes, options: dict) -> None:
+    frame = lz4.frame.compress(content, **{"store_size": False, **options})
+    after = lz4.frame.compress(b"WARC/1.0\r\n", store_size=False)
+    data = b"\x00" * 7 + frame + after
+    assert lz4_frame_end(_at(data), 7, len(data)) == 7 + len(frame)
+    assert lz4_frame_end(_at(data), 7, 7 + len(frame)) == 7 + len(frame)
+    assert lz4_frame_end(_at(data), 7, 6 + len(frame)) is None  # it runs past the limit
+    assert lz4_frame_end(_at(data[: 6 + len(frame)]), 7, len(data)) is None  # cut short
+    assert lz4_frame_end(_at(data), 8, len(data)) is None  # not a frame's start
+    assert lz4_content_starts_with(frame, b"WARC/1.1\r\n")
+    assert not lz4_content_starts_with(frame, b"WARC/1.0\r\n")
+    assert not lz4_content_starts_with(frame[:5], b"WARC/")
+
+
+def test_an_lz4_frame_whose_first_literals_are_short_or_that_names_a_dictionary_is_not_read() -> None:
+    # "WARCWARC/": the first sequence's literals are "WARC" only (a match copies the rest)
+    frame = lz4.frame.compress(b"WARCWARCWARC/" + b"x" * 100, store_size=False)
+    assert lz4.frame.decompress(frame).startswith(b"WARCWARC")
+    assert not lz4_content_starts_with(frame, b"WARCWARCW")
+    named = bytearray(lz4.frame.compress(b"WARC/1.1\r\n" * 3, store_size=False))
+    named[4] |= 0x01  # FLG: a Dictionary ID follows BD
+    named[6:6] = b"\x01\x02\x03\x04"
+    assert not lz4_content_starts_with(bytes(named), b"WARC/")
+    versioned = bytearray(lz4.frame.compress(b"WARC/1.1\r\n", store_size=False))
+    versioned[4] ^= 0x80  # FLG version 11
+    assert lz4_frame_end(_at(bytes(versioned)), 0, len(versioned)) is None
+    assert not lz4_content_starts_with(bytes(versioned), b"WARC/")
