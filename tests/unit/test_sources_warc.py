@@ -559,25 +559,33 @@ def _mutated(rng: random.Random, data: bytes) -> bytes:
     return bytes(out)
 
 
+def _damaged_fixture(rng: random.Random) -> tuple[Path, bytes | None]:
+    """A WARC fixture chosen at random and its records damaged (:func:`_mutated`; a gzip
+    fixture's once decompressed), or None for the fixtures whose gzip members are corrupt."""
+    source = rng.choice([p for p in sorted(FIXTURES.iterdir()) if p.suffix in (".warc", ".gz")])
+    data = source.read_bytes()
+    if source.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error):
+            return source, None
+    return source, _mutated(rng, data)
+
+
 def test_damaged_files_read_alike_by_both_readers(tmp_path: Path) -> None:
     """The fixtures, damaged at random (a fixed seed): in gzip files the damage goes into
     the records and the members are cut anew at random places. The fast path gives the
     careful reader's records and errors for each file."""
     rng = random.Random(20261202)
-    sources = [p for p in sorted(FIXTURES.iterdir()) if p.suffix in (".warc", ".gz")]
     for i in range(150):
-        source = rng.choice(sources)
-        data = source.read_bytes()
-        if source.suffix == ".gz":
-            try:
-                raw = _mutated(rng, gzip.decompress(data))
-            except (OSError, EOFError, zlib.error):  # the fixtures with corrupt members
-                raw = b""
-            if len(raw) > 2:
-                cuts = sorted(rng.sample(range(1, len(raw)), min(len(raw) - 1, rng.randint(0, 6))))
-                data = _members(raw, cuts, lambda piece: gzip.compress(piece, mtime=0))
+        source, raw = _damaged_fixture(rng)
+        if source.suffix != ".gz" and raw is not None:
+            data = raw
+        elif raw is not None and len(raw) > 2:
+            cuts = sorted(rng.sample(range(1, len(raw)), min(len(raw) - 1, rng.randint(0, 6))))
+            data = _members(raw, cuts, lambda piece: gzip.compress(piece, mtime=0))
         else:
-            data = _mutated(rng, data)
+            data = source.read_bytes()
         path = tmp_path / f"{i}{''.join(source.suffixes)}"
         path.write_bytes(data)
         assert list(iter_archive(str(path))) == list(iter_archive(str(path), reader="careful")), source.name
@@ -591,17 +599,9 @@ def test_damaged_files_in_lz4_frames_without_their_size_read_alike_by_both_reade
     import lz4.frame
 
     rng = random.Random(1)
-    sources = [p for p in sorted(FIXTURES.iterdir()) if p.suffix in (".warc", ".gz")]
     for i in range(300):
-        source = rng.choice(sources)
-        data = source.read_bytes()
-        if source.suffix == ".gz":
-            try:
-                data = gzip.decompress(data)
-            except (OSError, EOFError, zlib.error):  # the fixtures with corrupt members
-                continue
-        raw = _mutated(rng, data)
-        if len(raw) < 3:
+        source, raw = _damaged_fixture(rng)
+        if raw is None or len(raw) < 3:
             continue
         cuts = {k for k in range(1, len(raw)) if raw.startswith(b"WARC/", k) and raw[k - 1] == 10}
         cuts |= set(rng.sample(range(1, len(raw)), min(len(raw) - 1, rng.randint(0, 3))))
