@@ -22,7 +22,7 @@ from fastwarc.warc import WarcRecord
 
 from pipeline.errors import RecordError
 from pipeline.sources.archive import iter_archive
-from pipeline.sources.containers import lz4_content_starts_with, lz4_frame_end
+from pipeline.sources.containers import LZ4_MAX_BLOCKS, lz4_content_starts_with, lz4_frame_end
 from pipeline.sources.record import RawRecord
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,3 +215,30 @@ def test_an_lz4_frame_whose_first_literals_are_short_or_that_names_a_dictionary_
     versioned[4] ^= 0x80  # FLG version 11
     assert lz4_frame_end(_at(bytes(versioned)), 0, len(versioned)) is None
     assert not lz4_content_starts_with(bytes(versioned), b"WARC/")
+
+
+def test_an_lz4_frame_of_more_blocks_than_walked_is_read_carefully(tmp_path: Path) -> None:
+    """Blocks may be of one byte: the walk stops after LZ4_MAX_BLOCKS of them (None), and the
+    fast path hands such a record to the careful reader, which decompresses it."""
+    header = lz4.frame.compress(b"", store_size=False)[:7]  # magic, FLG, BD, HC
+    body = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + b"<p>long</p>" * 500
+    record = (b"WARC/1.1\r\nWARC-Type: response\r\n"
+              b"WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-0000000000ff>\r\n"
+              b"WARC-Target-URI: http://example.test/long\r\nWARC-Date: 2026-01-02T03:04:05Z\r\n"
+              b"Content-Type: application/http;msgtype=response\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body)) + body + b"\r\n\r\n"
+    assert len(record) > LZ4_MAX_BLOCKS + 1
+
+    def framed(data: bytes) -> bytes:  # one uncompressed block a byte, then the EndMark
+        return header + b"".join(b"\x01\x00\x00\x80" + data[i:i + 1] for i in range(len(data))) + b"\0" * 4
+
+    short, long_ = framed(record[:LZ4_MAX_BLOCKS - 1]), framed(record[:LZ4_MAX_BLOCKS + 1])
+    assert lz4_frame_end(_at(short), 0, len(short)) == len(short)
+    assert lz4_frame_end(_at(long_), 0, len(long_)) is None
+    assert lz4.frame.decompress(framed(record)) == record
+    path = tmp_path / "tiny-blocks.warc.lz4"
+    path.write_bytes(b"".join(lz4.frame.compress(r, store_size=False) for r in RECORDS[:2])
+                     + framed(record) + b"".join(lz4.frame.compress(r, store_size=False) for r in RECORDS[3:]))
+    items = _read(path)
+    assert items == _read(path, "careful")
+    assert [i.record_type for i in items if isinstance(i, RawRecord)] == TYPES
