@@ -224,8 +224,8 @@ LZ4_MAX_BLOCKS = 4096
 def lz4_frame_end(read_at: Callable[[int, int], bytes], start: int, limit: int) -> int | None:
     """Where the LZ4 frame that starts at ``start`` ends, found from its headers without
     decompressing it; None when the bytes there are not the start of a frame, when the
-    frame runs past ``limit``, or when it has more than :data:`LZ4_MAX_BLOCKS` blocks. ``read_at(pos, n)``: the file's ``n`` bytes at ``pos`` (fewer
-    at its end).
+    frame runs past ``limit``, or when it has more than :data:`LZ4_MAX_BLOCKS` blocks.
+    ``read_at(pos, n)``: the file's ``n`` bytes at ``pos`` (fewer at its end).
 
     LZ4 Frame Format §General Structure: Magic Number, Frame Descriptor, Data Blocks,
     EndMark (a zero block size), Content Checksum (4 bytes) if FLG bit 2. §Data Blocks: a
@@ -261,8 +261,8 @@ def lz4_frame_end(read_at: Callable[[int, int], bytes], start: int, limit: int) 
 
 
 def lz4_content_starts_with(head: bytes, prefix: bytes) -> bool:
-    """Whether the content of the LZ4 frame ``head`` starts with begins with ``prefix``, read
-    off its first block without decompressing: the block's data if it is stored
+    """Whether the content of the LZ4 frame at the start of ``head`` begins with ``prefix``,
+    read off its first block without decompressing: the block's data if it is stored
     uncompressed, else its first sequence's literals (LZ4 Block Format §Compressed block
     format: a token whose high 4 bits are the literal length, 15 continued by bytes of 255
     until one is smaller, then the literals). False when they are too short to tell, or the

@@ -366,10 +366,8 @@ def _alone(codec: Codec, stored: int | None, record: int) -> bool:
     shorter than "key: value" lines would be (26 lines or more, all "key:value")."""
     if stored is None:
         # A zstd frame without its size: read carefully. LZ4 frames without one (FastWARC
-        # writes them so, one a record) pass if the frame ends where the next record starts
-        # (the caller walks its blocks): FastWARC reports the frames' own positions for
-        # records several to a frame (tests), and a record split over frames ends its
-        # first frame before the next record.
+        # writes them so, one a record) pass here; the caller reads their first bytes and
+        # walks their blocks instead (_lz4_frame_is_record).
         return codec.name == "lz4"
     extra = stored - record
     if codec.name == "gzip":  # ISIZE is the size modulo 2^32
