@@ -266,8 +266,14 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
                         return held[0][0]
                 elif sized is not None:
                     stored = stored_size(sized, member_head or b"", window.span(pos - 4, pos) or b"")
-                    if not _alone(sized, stored, head_len + size) or (
-                            stored is None and not _lz4_frame_is_record(read_at, offset, pos)):
+                    if stored is not None:
+                        holds = _alone(sized, stored, head_len + size)
+                    else:
+                        # A zstd frame without its size: read carefully. LZ4 frames without
+                        # one (FastWARC writes them so, one a record): their first bytes and
+                        # blocks must show one record's start, ending at the next record's.
+                        holds = sized.name == "lz4" and _lz4_frame_is_record(read_at, offset, pos)
+                    if not holds:
                         return held[0][0]  # more than its record, no size, or split over frames
                 if len(held) == depth:
                     yield _passed_on(name, held.pop(0), held[0][0] if held else pos, plain)
@@ -355,7 +361,7 @@ def _skipped_frames(window: _Window, codec: Codec | None, start: int, pos: int) 
     return at == pos
 
 
-def _alone(codec: Codec, stored: int | None, record: int) -> bool:
+def _alone(codec: Codec, stored: int, record: int) -> bool:
     """Whether a member that records ``stored`` bytes holds one record of ``record`` bytes
     (its header written "key: value" CRLF, then its block) and after it only the CRLF CRLF
     (or nothing, where the writer counts it in the block): :data:`_TRAILERS`. A header
@@ -364,11 +370,6 @@ def _alone(codec: Codec, stored: int | None, record: int) -> bool:
     the member adds 30 bytes at least ("WARC/1.0", "Content-Length:0", the empty line, as
     FastWARC reads only CRLF lines): it is missed only behind a header 26 bytes or more
     shorter than "key: value" lines would be (26 lines or more, all "key:value")."""
-    if stored is None:
-        # A zstd frame without its size: read carefully. LZ4 frames without one (FastWARC
-        # writes them so, one a record) pass here; the caller reads their first bytes and
-        # walks their blocks instead (_lz4_frame_is_record).
-        return codec.name == "lz4"
     extra = stored - record
     if codec.name == "gzip":  # ISIZE is the size modulo 2^32
         extra = (extra + (1 << 31)) % (1 << 32) - (1 << 31)
