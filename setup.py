@@ -7,7 +7,7 @@ compiler checks every struct and function they use against the parser's own head
   ``html``, ``ns`` and ``tag`` modules of the Lexbor tree that the selectolax sdist on PyPI
   carries, Apache-2.0), fetched with pip at build time and checked against a SHA-256;
   ``REDECODE_LEXBOR_SDIST`` names a local copy of that sdist for offline builds.
-* ``pipeline.extract._urls`` holds ada (``ada.cpp`` and its C API ``ada_c.h``, which the
+* ``pipeline.extract._urls`` holds ada (``ada.cpp`` and ``ada.h``, which the
   ada-url wheel ships; ada-url is a build requirement).
 * ``pipeline.encoding._ced`` holds Compact Encoding Detection (google/compact_enc_det, the
   detector Chromium links as ``third_party/ced``, Apache-2.0), from the copy the npm package
@@ -147,14 +147,18 @@ def _ced_tree() -> Path:
     return target
 
 
+#: ada's parser behind the project's own C interface (_ada_base.h), linked into ``_urls``.
+ADA_BASE = "pipeline/extract/_ada_base.cpp"
+
+
 def _ada_dir() -> Path:
-    """The installed ada-url package: ``ada.cpp``, ``ada.h`` and ``ada_c.h``."""
+    """The installed ada-url package: ``ada.cpp`` and ``ada.h``."""
     spec = importlib.util.find_spec("ada_url")
     if spec is None or not spec.submodule_search_locations:
         raise CompileError("ada-url is not installed in the build environment")
     where = Path(next(iter(spec.submodule_search_locations)))
-    if not all((where / f).exists() for f in ("ada.cpp", "ada.h", "ada_c.h")):
-        raise CompileError(f"{where}: ada-url ships no ada.cpp / ada_c.h")
+    if not all((where / f).exists() for f in ("ada.cpp", "ada.h")):
+        raise CompileError(f"{where}: ada-url ships no ada.cpp / ada.h")
     return where
 
 
@@ -181,8 +185,9 @@ class BuildNative(build_ext):
             ada = _ada_dir()
             ext.include_dirs = [str(ada)]
             flags = [*OPTIMIZE, "-std=c++20"]
-            ext.extra_objects = self._objects("ada", [str(ada / "ada.cpp")], [str(ada)], flags,
-                                              [("ADA_INCLUDE_URL_PATTERN", "0")])
+            macros = [("ADA_INCLUDE_URL_PATTERN", "0")]
+            ext.extra_objects = [*self._objects("ada", [str(ada / "ada.cpp")], [str(ada)], flags, macros),
+                                 *self._objects("ada-base", [ADA_BASE], [str(ada)], [*flags, "-Wall"], macros)]
             ext.libraries = ["stdc++"]
             ext.define_macros = [("ADA_URL_PACKAGE_VERSION", f'"{_ada_version()}"')]
         elif ext.name == "pipeline.encoding._ced":
@@ -244,9 +249,10 @@ setup(
                    ["pipeline/extract/_document.c", "pipeline/extract/_urltext.c"],
                    depends=["pipeline/extract/_ascii.h", "pipeline/extract/_buf.h",
                             "pipeline/extract/_urltext.h"]),
-        # A document's hrefs parsed in one call through ada's C API (pipeline/extract/_urls.c).
+        # A document's hrefs parsed in one call through ada (pipeline/extract/_urls.c), a base
+        # URL parsed once (ADA_BASE, compiled with ada's flags).
         _extension("pipeline.extract._urls", ["pipeline/extract/_urls.c"],
-                   depends=["pipeline/extract/_ascii.h"]),
+                   depends=["pipeline/extract/_ascii.h", "pipeline/extract/_ada_base.h", ADA_BASE]),
         # py3langid's byte DFA walk and scoring: same features, the same formula in float64.
         _extension("pipeline.extract._dfa", ["pipeline/extract/_dfa.c"], libraries=["m"]),
         # check_utf8's counts: the WHATWG UTF-8 decoder, counting.

@@ -8,7 +8,7 @@
 #                whole suite on the pure-Python path, and `redecode run` must announce each
 #                fallback (extraction, CED) on stderr exactly once.
 #   floor        the lowest versions pyproject.toml admits of the two packages the native part
-#                builds from or falls back to (ada-url: its ada.cpp and ada_c.h compiled in;
+#                builds from or falls back to (ada-url: its ada.cpp and ada.h compiled in;
 #                selectolax: the reference path), the whole suite (the top of each range is
 #                what the other jobs install).
 set -euo pipefail

@@ -1,9 +1,10 @@
-/* Batch URL parsing through ada's C API (ada_c.h). One C call resolves every distinct href
- * of a document instead of several Python-level calls per href. ada is compiled into this
- * module from the sources the ada-url package ships (setup.py), so the compiler checks
- * every call against ada_c.h (ada_parse, ada_parse_with_base, ada_is_valid, ada_get_href,
- * ada_get_hostname, ada_get_scheme_type, ada_free). Supported: ada-url 4.x (ada 4.0.0 is the first ada that
- * passes every case of the corpus's urltestdata.json).
+/* Batch URL parsing through ada, compiled into this module from the sources the ada-url
+ * package ships (setup.py), behind _ada_base.h: a base URL is parsed once into a slot and a
+ * document's hrefs against it (ada's C API would parse the base again for each), and the
+ * compiler checks every call against ada.h in _ada_base.cpp. One C call resolves every
+ * distinct href of a document instead of several Python-level calls per href. Supported:
+ * ada-url 4.x (ada 4.0.0 is the first ada that passes every case of the corpus's
+ * urltestdata.json).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -12,26 +13,45 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "ada_c.h"
+#include "_ada_base.h"
 #include "_ascii.h"
 #include "_candidates.h"
 
-/* The basic URL parser on href (against base when given). An href starting "http://" or
- * "https://" is parsed alone: after a special scheme and "//" the parser is in the
- * special authority slashes state whatever the base, which it never reads again (URL
- * Standard, basic URL parser, scheme state and special relative or authority state); ada
- * would parse the base again for every href. */
-static ada_url parse_href(const char *data, size_t len, const char *base, size_t base_len) {
-    if (base == NULL || (len >= 7 && memcmp(data, "http://", 7) == 0) ||
-        (len >= 8 && memcmp(data, "https://", 8) == 0))
-        return ada_parse(data, len);
-    return ada_parse_with_base(data, len, base, base_len);
+/* The basic URL parser on href into slot (against base when given): 1 when it parses, 0
+ * when not, -1 with MemoryError set. An href starting "http://" or "https://" is parsed
+ * alone: after a special scheme and "//" the parser is in the special authority slashes
+ * state whatever the base, which it never reads again (URL Standard, basic URL parser,
+ * scheme state and special relative or authority state). */
+static int parse_href(rd_url *slot, const char *data, size_t len, const rd_url *base) {
+    if ((len >= 7 && memcmp(data, "http://", 7) == 0) || (len >= 8 && memcmp(data, "https://", 8) == 0))
+        base = NULL;
+    int rc = rd_url_parse(slot, data, len, base);
+    if (rc < 0) PyErr_NoMemory();
+    return rc;
+}
+
+/* A slot holding base (UTF-8; NULL: a slot for results), or NULL with MemoryError set. */
+static rd_url *new_slot(const char *base, size_t base_len) {
+    rd_url *slot = rd_url_new();
+    if (slot == NULL || (base != NULL && rd_url_parse(slot, base, base_len, NULL) < 0)) {
+        rd_url_free(slot);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    return slot;
+}
+
+/* The slot's href as a str (a new reference). */
+static PyObject *href_of(const rd_url *slot) {
+    size_t n;
+    const char *href = rd_url_href(slot, &n);
+    return PyUnicode_DecodeUTF8(href, (Py_ssize_t)n, "strict");
 }
 
 /* The resolved URL of href (a new reference; None when it does not parse), as
  * Resolver.many gives it. */
-static PyObject *resolve_one(PyObject *href, const char *base, Py_ssize_t base_len,
-                             PyObject *reencode, int reencode_all) {
+static PyObject *resolve_one(rd_url *slot, PyObject *href, const rd_url *base, PyObject *reencode,
+                             int reencode_all) {
     Py_ssize_t len;
     const char *data = PyUnicode_AsUTF8AndSize(href, &len);
     if (data == NULL) {
@@ -39,15 +59,9 @@ static PyObject *resolve_one(PyObject *href, const char *base, Py_ssize_t base_l
         PyErr_Clear();  /* a lone surrogate: not a scalar value string */
         Py_RETURN_NONE;
     }
-    ada_url url = parse_href(data, (size_t)len, base, (size_t)base_len);
-    PyObject *result;
-    if (ada_is_valid(url)) {
-        ada_string out = ada_get_href(url);
-        result = PyUnicode_DecodeUTF8(out.data, (Py_ssize_t)out.length, "strict");
-    } else {
-        result = Py_NewRef(Py_None);
-    }
-    ada_free(url);
+    int rc = parse_href(slot, data, (size_t)len, base);
+    if (rc < 0) return NULL;
+    PyObject *result = rc ? href_of(slot) : Py_NewRef(Py_None);
     if (result != NULL && result != Py_None && reencode != Py_None &&
         (reencode_all || !PyUnicode_IS_ASCII(href))) {
         Py_SETREF(result, PyObject_CallFunctionObjArgs(reencode, href, result, NULL));
@@ -71,17 +85,22 @@ static PyObject *parse(PyObject *self, PyObject *args) {
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    ada_url url = base == NULL ? ada_parse(data, (size_t)len)
-                               : ada_parse_with_base(data, (size_t)len, base, (size_t)base_len);
-    PyObject *result;
-    if (ada_is_valid(url)) {
-        ada_string out = ada_get_href(url), host = ada_get_hostname(url);
-        result = Py_BuildValue("(s#s#)", out.data, (Py_ssize_t)out.length,
-                               host.length ? host.data : "", (Py_ssize_t)host.length);
-    } else {
-        result = Py_NewRef(Py_None);
+    rd_url *base_url = base != NULL ? new_slot(base, (size_t)base_len) : NULL, *url = NULL;
+    PyObject *result = NULL;
+    if ((base == NULL || base_url != NULL) && (url = new_slot(NULL, 0)) != NULL) {
+        int rc = rd_url_parse(url, data, (size_t)len, base_url);
+        if (rc < 0) {
+            PyErr_NoMemory();
+        } else if (rc == 0) {
+            result = Py_NewRef(Py_None);
+        } else {
+            size_t href_len, host_len;
+            const char *out = rd_url_href(url, &href_len), *host = rd_url_hostname(url, &host_len);
+            result = Py_BuildValue("(s#s#)", out, (Py_ssize_t)href_len, host, (Py_ssize_t)host_len);
+        }
     }
-    ada_free(url);
+    rd_url_free(url);
+    rd_url_free(base_url);
     return result;
 }
 
@@ -96,21 +115,22 @@ static PyObject *hrefs(PyObject *self, PyObject *args) {
     if (base_obj != Py_None && PyBytes_AsStringAndSize(base_obj, (char **)&base, &base_len) < 0)
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(items);
-    PyObject *out = PyList_New(n);
-    if (out == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    rd_url *base_url = base != NULL ? new_slot(base, (size_t)base_len) : NULL, *slot = NULL;
+    PyObject *out = NULL;
+    if ((base == NULL || base_url != NULL) && (slot = new_slot(NULL, 0)) != NULL) out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
         PyObject *item = PyList_GET_ITEM(items, i), *result;
         if (!PyUnicode_Check(item)) {
             PyErr_SetString(PyExc_TypeError, "hrefs must be str");
-            Py_DECREF(out);
-            return NULL;
+            Py_CLEAR(out);
+        } else if ((result = resolve_one(slot, item, base_url, Py_None, 0)) == NULL) {
+            Py_CLEAR(out);
+        } else {
+            PyList_SET_ITEM(out, i, result);
         }
-        if ((result = resolve_one(item, base, base_len, Py_None, 0)) == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, result);
     }
+    rd_url_free(slot);
+    rd_url_free(base_url);
     return out;
 }
 
@@ -239,6 +259,7 @@ typedef struct {
     PyObject *rel, *out;  /* the last rel value seen and its nofollow */
     int rel_nofollow;
     Py_ssize_t bad;
+    rd_url *slot, *base_slot, *page_slot;  /* results; base and page, parsed on first use */
 } links_t;
 
 static uint64_t bytes_hash(const char *s, size_t n, uint64_t seed) {
@@ -322,19 +343,21 @@ static PyObject *internal_of_host(links_t *L, const char *host, size_t len) {
 static PyObject *resolve(links_t *L, const char *value, size_t len, PyObject *href_obj, const char *base,
                          Py_ssize_t base_len, int reencode, PyObject **internal) {
     *internal = Py_None;
-    ada_url url = parse_href(value, len, base, (size_t)base_len);
-    PyObject *result;
-    if (!ada_is_valid(url)) {
-        ada_free(url);
-        Py_RETURN_NONE;
+    const rd_url *base_url = NULL;
+    if (base != NULL) {
+        rd_url **kept = base == L->page ? &L->page_slot : &L->base_slot;
+        if (*kept == NULL && (*kept = new_slot(base, (size_t)base_len)) == NULL) return NULL;
+        base_url = *kept;
     }
-    ada_string out = ada_get_href(url);
-    result = PyUnicode_DecodeUTF8(out.data, (Py_ssize_t)out.length, "strict");
-    ada_string name = ada_get_hostname(url);
-    if (result != NULL && L->has_domain && name.length && ada_get_scheme_type(url) != 1 /* NOT_SPECIAL */ &&
-        (*internal = internal_of_host(L, name.data, name.length)) == NULL)
+    if (L->slot == NULL && (L->slot = new_slot(NULL, 0)) == NULL) return NULL;
+    int rc = parse_href(L->slot, value, len, base_url);
+    if (rc <= 0) return rc < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *result = href_of(L->slot);
+    size_t host_len;
+    const char *host = rd_url_hostname(L->slot, &host_len);
+    if (result != NULL && L->has_domain && host_len && rd_url_special(L->slot) &&
+        (*internal = internal_of_host(L, host, host_len)) == NULL)
         Py_CLEAR(result);
-    ada_free(url);
     if (result != NULL && reencode && L->reencode != Py_None) {
         int ascii = 1;
         for (size_t i = 0; i < len && ascii; i++) ascii = (unsigned char)value[i] < 0x80;
@@ -444,6 +467,9 @@ static PyObject *links_end(links_t *L, int ok) {
     }
     PyMem_Free(L->targets);
     PyMem_Free(L->hosts);
+    rd_url_free(L->slot);
+    rd_url_free(L->base_slot);
+    rd_url_free(L->page_slot);
     PyObject *made = ok ? PyList_AsTuple(L->out) : NULL;
     Py_XDECREF(L->out);
     if (made == NULL) return NULL;
@@ -551,7 +577,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_urls", "Batch URL parsing through ada's C API.", -1, methods,
+    PyModuleDef_HEAD_INIT, "_urls", "Batch URL parsing through ada.", -1, methods,
 };
 
 #ifndef ADA_URL_PACKAGE_VERSION

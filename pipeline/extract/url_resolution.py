@@ -19,7 +19,7 @@ from ada_url import URL
 
 from pipeline.extract.query_encoding import UTF8_OUTPUT, percent_encode_query
 
-try:  # ada compiled into the project's own extension (setup.py), called through ada_c.h
+try:  # ada compiled into the project's own extension (setup.py), parsed behind _ada_base.h
     from pipeline.extract import _urls  # type: ignore[attr-defined]
 except ImportError:  # built without a compiler: ada-url's public Python API serves
     _urls = None

@@ -173,3 +173,33 @@ def test_a_pack_of_candidates_is_read_only_by_the_compiled_links() -> None:
             links.extract_links([], None, "http://a.example/", "UTF-8", links.Packed(b"RDC1", [None, ""]))
     finally:
         links._compiled = saved
+
+
+def _ada_url_package(href: str, base: str | None) -> tuple[str, str] | None:
+    """What the ada-url package's own build (ada's C API: ada_parse_with_base) gives."""
+    import ada_url
+
+    try:
+        url = ada_url.URL(href, base)
+    except ValueError:
+        return None
+    return url.href, url.hostname
+
+
+@pytest.mark.native  # a compiled extension against an independent build of the same parser
+@given(st.one_of(st.sampled_from(_HREF_POOL), st.text(max_size=20)),
+       st.sampled_from([*BASES, None, "not a url", "http://[::1", "https://a.example/%zz/é?q#f"]))
+@settings(max_examples=1500, deadline=None)
+def test_the_base_parsed_once_gives_what_ada_parse_with_base_gives(href: str, base: str | None) -> None:
+    # _urls keeps a parsed base and parses each href against it; the ada-url package parses
+    # the base again for each href: the same parser, so the same URL, host, or failure (a
+    # base that does not parse fails every href, an absolute one included).
+    _urls = pytest.importorskip("pipeline.extract._urls")
+    if "\x00" in href or any(0xD800 <= ord(c) <= 0xDFFF for c in href):
+        return  # (the package's C strings stop at NUL; a lone surrogate has no UTF-8)
+    data = None if base is None else base.encode()
+    assert _urls.parse(href, data) == _ada_url_package(href, base)
+    if base is not None and not href.startswith(("http://", "https://")):
+        # the batch (a document's hrefs against one base) reads the same parse
+        expected = _ada_url_package(href, base)
+        assert _urls.hrefs([href, href], data) == [expected and expected[0]] * 2
