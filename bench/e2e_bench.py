@@ -36,6 +36,9 @@ ROUNDS = 5
 #: The naive stack is ~10x slower than the others; its ratio target (6x) is far from noise.
 NAIVE_ROUNDS = 3
 _SAMPLE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".warc.lz4")
+#: The rules of "redecode-lean": what the resiliparse stack gives (encoding, title, main
+#: text) with redecode's own columns, no links and no language detection.
+LEAN_RULES = "[extract]\nmax_links = 0\ndetect_language = false\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,8 @@ class Contender:
 CONTENDERS = (
     Contender("redecode-1", "redecode run, 1 worker (all fields)", 1),
     Contender("redecode-2", "redecode run, 2 workers (all fields)", 2),
+    Contender("redecode-lean", "redecode run, 1 worker, without links and language detection "
+              "(rules: `max_links = 0`, `detect_language = false`)", 1),
     Contender("resiliparse", "resiliparse stack: FastWARC + detect_encoding + HTMLTree + "
               "html2text main content + Parquet", 1),
     Contender("charset-normalizer", "charset-normalizer stack: warcio + header charset, else "
@@ -65,7 +70,7 @@ CONTENDERS = (
     Contender("floor-2s", "floor, two processes, own sessions", 2),
 )
 #: The contenders of the main table (the others are for the scaling table only).
-PEERS = ("redecode-1", "redecode-2", "resiliparse", "charset-normalizer", "naive", "floor",
+PEERS = ("redecode-1", "redecode-2", "redecode-lean", "resiliparse", "charset-normalizer", "naive", "floor",
          "floor-2")
 
 
@@ -95,9 +100,13 @@ def _run(contender: Contender, inputs: list[Path], work: Path) -> Run:
     prog = " ".join(map(shlex.quote, stacks))
     halves = [" ".join(shlex.quote(str(p)) for p in inputs[i::2]) for i in range(2)]
     run = [sys.executable, "-m", "pipeline", "run"]
-    if contender.key in ("redecode-1", "redecode-2"):
+    if contender.key in ("redecode-1", "redecode-2", "redecode-lean"):
         cmd = [*run, *map(str, inputs), "--out", str(out), "--workers", str(contender.workers),
                "--quiet", "--run-id", "bench"]
+        if contender.key == "redecode-lean":
+            rules = work / "lean-rules.toml"
+            rules.write_text(LEAN_RULES, "utf-8")
+            cmd += ["--rules", str(rules)]
     elif contender.key == "redecode-2s":
         ours = " ".join(map(shlex.quote, run))
         cmd = ["sh", "-c", " & ".join(
@@ -235,7 +244,9 @@ def _table(lines: list[str], crawl: RealCrawl, samples: int, best: dict[str, Run
               f"the resiliparse stack ({after['redecode-1'] / after['resiliparse']:.2f}x after "
               f"start-up), **{one / rates['charset-normalizer']:.2f}x** the charset-normalizer stack, "
               f"**{one / rates['naive']:.1f}x** the naive stack ({time.strftime('%Y-%m-%d')}, "
-              f"{os.cpu_count()} cores).", ""]
+              f"{os.cpu_count()} cores). Without links and language detection: "
+              f"**{rates['redecode-lean'] / rates['resiliparse']:.2f}x** the resiliparse stack "
+              f"({after['redecode-lean'] / after['resiliparse']:.2f}x after start-up).", ""]
 
 
 def _scaling(lines: list[str], best: dict[str, Run], walls: dict[str, list[float]],
