@@ -48,10 +48,9 @@ static PyObject *href_of(const rd_url *slot) {
     return PyUnicode_DecodeUTF8(href, (Py_ssize_t)n, "strict");
 }
 
-/* The resolved URL of href (a new reference; None when it does not parse), as
- * Resolver.many gives it. */
-static PyObject *resolve_one(rd_url *slot, PyObject *href, const rd_url *base, PyObject *reencode,
-                             int reencode_all) {
+/* The resolved URL of href (a new reference; None when it does not parse or is not a
+ * scalar value string), as Resolver.many gives it. */
+static PyObject *resolve_one(rd_url *slot, PyObject *href, const rd_url *base) {
     Py_ssize_t len;
     const char *data = PyUnicode_AsUTF8AndSize(href, &len);
     if (data == NULL) {
@@ -60,13 +59,22 @@ static PyObject *resolve_one(rd_url *slot, PyObject *href, const rd_url *base, P
         Py_RETURN_NONE;
     }
     int rc = parse_href(slot, data, (size_t)len, base);
-    if (rc < 0) return NULL;
-    PyObject *result = rc ? href_of(slot) : Py_NewRef(Py_None);
-    if (result != NULL && result != Py_None && reencode != Py_None &&
-        (reencode_all || !PyUnicode_IS_ASCII(href))) {
-        Py_SETREF(result, PyObject_CallFunctionObjArgs(reencode, href, result, NULL));
+    return rc < 0 ? NULL : rc ? href_of(slot) : Py_NewRef(Py_None);
+}
+
+/* The slots of one call: base_obj (bytes or None) parsed into *base (NULL for None) and a
+ * slot for results; 0, or -1 with an exception set and nothing to free. */
+static int open_slots(PyObject *base_obj, rd_url **base, rd_url **slot) {
+    const char *data = NULL;
+    Py_ssize_t len = 0;
+    *base = *slot = NULL;
+    if (base_obj != Py_None && PyBytes_AsStringAndSize(base_obj, (char **)&data, &len) < 0) return -1;
+    if ((data != NULL && (*base = new_slot(data, (size_t)len)) == NULL) || (*slot = new_slot(NULL, 0)) == NULL) {
+        rd_url_free(*base);
+        *base = NULL;
+        return -1;
     }
-    return result;
+    return 0;
 }
 
 /* parse(href: str, base: bytes | None) -> (href, hostname) | None: the basic URL parser
@@ -74,33 +82,30 @@ static PyObject *resolve_one(rd_url *slot, PyObject *href, const rd_url *base, P
  * value string. */
 static PyObject *parse(PyObject *self, PyObject *args) {
     PyObject *href, *base_obj;
-    if (!PyArg_ParseTuple(args, "UO", &href, &base_obj)) return NULL;
-    const char *base = NULL;
-    Py_ssize_t base_len = 0, len;
-    if (base_obj != Py_None && PyBytes_AsStringAndSize(base_obj, (char **)&base, &base_len) < 0)
+    rd_url *base, *url;
+    if (!PyArg_ParseTuple(args, "UO", &href, &base_obj) || open_slots(base_obj, &base, &url) < 0)
         return NULL;
+    Py_ssize_t len;
     const char *data = PyUnicode_AsUTF8AndSize(href, &len);
-    if (data == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    rd_url *base_url = base != NULL ? new_slot(base, (size_t)base_len) : NULL, *url = NULL;
     PyObject *result = NULL;
-    if ((base == NULL || base_url != NULL) && (url = new_slot(NULL, 0)) != NULL) {
-        int rc = rd_url_parse(url, data, (size_t)len, base_url);
-        if (rc < 0) {
-            PyErr_NoMemory();
-        } else if (rc == 0) {
+    int rc;
+    if (data == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+            PyErr_Clear();
             result = Py_NewRef(Py_None);
-        } else {
-            size_t href_len, host_len;
-            const char *out = rd_url_href(url, &href_len), *host = rd_url_hostname(url, &host_len);
-            result = Py_BuildValue("(s#s#)", out, (Py_ssize_t)href_len, host, (Py_ssize_t)host_len);
         }
+    } else if ((rc = rd_url_parse(url, data, (size_t)len, base)) < 0) {
+        PyErr_NoMemory();
+    } else if (rc == 0) {
+        result = Py_NewRef(Py_None);
+    } else {
+        size_t href_len, host_len;
+        const char *out = rd_url_href(url, &href_len), *host = rd_url_hostname(url, &host_len);
+        result = Py_BuildValue("(s#s#)", out, (Py_ssize_t)href_len, host_len ? host : "",
+                               (Py_ssize_t)host_len);
     }
     rd_url_free(url);
-    rd_url_free(base_url);
+    rd_url_free(base);
     return result;
 }
 
@@ -109,28 +114,24 @@ static PyObject *parse(PyObject *self, PyObject *args) {
  * not a scalar value string (a lone surrogate cannot be UTF-8 encoded). */
 static PyObject *hrefs(PyObject *self, PyObject *args) {
     PyObject *items, *base_obj;
-    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &items, &base_obj)) return NULL;
-    const char *base = NULL;
-    Py_ssize_t base_len = 0;
-    if (base_obj != Py_None && PyBytes_AsStringAndSize(base_obj, (char **)&base, &base_len) < 0)
+    rd_url *base, *slot;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &items, &base_obj) || open_slots(base_obj, &base, &slot) < 0)
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(items);
-    rd_url *base_url = base != NULL ? new_slot(base, (size_t)base_len) : NULL, *slot = NULL;
-    PyObject *out = NULL;
-    if ((base == NULL || base_url != NULL) && (slot = new_slot(NULL, 0)) != NULL) out = PyList_New(n);
+    PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
         PyObject *item = PyList_GET_ITEM(items, i), *result;
         if (!PyUnicode_Check(item)) {
             PyErr_SetString(PyExc_TypeError, "hrefs must be str");
             Py_CLEAR(out);
-        } else if ((result = resolve_one(slot, item, base_url, Py_None, 0)) == NULL) {
+        } else if ((result = resolve_one(slot, item, base)) == NULL) {
             Py_CLEAR(out);
         } else {
             PyList_SET_ITEM(out, i, result);
         }
     }
     rd_url_free(slot);
-    rd_url_free(base_url);
+    rd_url_free(base);
     return out;
 }
 
