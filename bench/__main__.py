@@ -165,6 +165,12 @@ def section_hostile(lines: list[str], args: argparse.Namespace) -> None:
     bench_hostile(lines)
 
 
+def section_accuracy(lines: list[str], args: argparse.Namespace) -> None:
+    from bench import accuracy
+
+    accuracy.run(lines)
+
+
 def section_storage(lines: list[str], args: argparse.Namespace) -> None:
     from bench import storage_bench
 
@@ -174,6 +180,7 @@ def section_storage(lines: list[str], args: argparse.Namespace) -> None:
 #: The sections, in the order they run: name -> (what the progress line says, function).
 #: Each appends its tables to ``lines``; a new section is one line here.
 SECTIONS: dict[str, tuple[str, Callable[[list[str], argparse.Namespace], None]]] = {
+    "accuracy": ("accuracy against the standards and Chromium", section_accuracy),
     "decode": ("decode_html against the peers", section_decode),
     "hostile": ("hostile inputs", section_hostile),
     "e2e": ("end to end against the peer stacks", section_e2e),

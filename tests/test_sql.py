@@ -277,7 +277,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _readme_duckdb_commands() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("## Using it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    block = text.split("## The day's commands", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     return [line for line in block.splitlines() if line.startswith("duckdb ")]
 
 

@@ -47,5 +47,31 @@ def test_a_block_without_a_section_is_refused() -> None:
         readme_tables.render("<!-- bench: Storage -->\n<!-- /bench -->\n", RESULTS)
 
 
-def test_the_readme_holds_the_tracked_results() -> None:
+def test_top_keeps_a_section_without_its_subsections() -> None:
+    out = readme_tables.render("<!-- bench: End to end#top -->\n<!-- /bench -->\n", RESULTS)
+    assert "### End to end (100 pages)\n\n| a | b |" in out
+    assert "Two workers" not in out and "| c |" not in out
+
+
+def test_a_subsection_is_kept_alone_one_level_down() -> None:
+    out = readme_tables.render("<!-- bench: End to end#Two -->\n<!-- /bench -->\n", RESULTS)
+    assert out == "<!-- bench: End to end#Two -->\n### Two workers\n\n| c |\n|---|\n\n<!-- /bench -->\n"
+    with pytest.raises(SystemExit, match="Three"):
+        readme_tables.render("<!-- bench: End to end#Three -->\n<!-- /bench -->\n", RESULTS)
+
+
+def test_the_readme_and_docs_hold_the_tracked_results() -> None:
     assert readme_tables.main(["--check"]) == 0, "run scripts/readme_tables.py after make bench WRITE=1"
+
+
+def test_a_stale_page_is_named(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "RESULTS.md").write_text(RESULTS)
+    (tmp_path / "README.md").write_text("no blocks\n")
+    (tmp_path / "docs" / "x.md").write_text("<!-- bench: Extraction -->\nold\n<!-- /bench -->\n")
+    monkeypatch.setattr(readme_tables, "ROOT", tmp_path)
+    assert readme_tables.main(["--check"]) == 1
+    assert "docs/x.md" in capsys.readouterr().err
+    assert readme_tables.main([]) == 0 and readme_tables.main(["--check"]) == 0
+    assert "## Extraction (181 pages)" in (tmp_path / "docs" / "x.md").read_text()
