@@ -13,7 +13,6 @@ import importlib.util
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 
 from bench.__main__ import CORPUS, ROOT
