@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -115,6 +116,62 @@ def test_single_day_host_is_compared_with_the_other_hosts(tmp_path: Path) -> Non
     spikes = audit.query(con, "audit_fffd_spikes").as_dicts()
     assert [row["url_host_name"] for row in spikes] == ["blog.example.ru"]
     assert spikes[0]["baseline_kind"] == "other-hosts"
+
+
+def _nightly_runs(out: Path, nights: int, fffd: dict[tuple[str, int], int]) -> None:
+    """One run a night, each holding the pages fetched that night (fetch day = night);
+    ``fffd[(host, night)]`` puts that many U+FFFD on every page of the host that night."""
+    for night in range(1, nights + 1):
+        run_id = f"night-{night}"
+        day = datetime(2026, 11, night, 8, tzinfo=UTC)
+        records = []
+        for host in build.HOSTS:
+            for index in range(build.PAGES_PER_HOST_DAY):
+                record = build._record(run_id, host, day, index)
+                record["replacement_chars"] = fffd.get((host, night), 0)
+                records.append(record)
+        build.write_run(out, run_id, records, started_at=day + timedelta(hours=1))
+
+
+def test_a_host_steady_over_the_nights_is_not_a_spike(tmp_path: Path) -> None:
+    # blog.example.ru has U+FFFD every night: against its earlier nights the last one is
+    # no spike (against the other hosts of that night alone it would be one)
+    _nightly_runs(tmp_path, 3, {("blog.example.ru", n): 5 for n in (1, 2, 3)})
+    con = audit.connect(tmp_path)
+    assert audit.query(con, "audit_fffd_spikes").rows == []
+
+
+def test_a_host_spikes_against_its_own_earlier_nights(tmp_path: Path) -> None:
+    _nightly_runs(tmp_path, 3, {("news.example.jp", 3): 7})
+    con = audit.connect(tmp_path)
+    spikes = audit.query(con, "audit_fffd_spikes").as_dicts()
+    assert [(row["run_id"], row["url_host_name"], str(row["fetch_day"])) for row in spikes] == [
+        ("night-3", "news.example.jp", "2026-11-03")]
+    assert spikes[0]["baseline_kind"] == "host-earlier-nights"
+    assert (spikes[0]["baseline_runs"], spikes[0]["baseline_rate"]) == (2, 0)
+
+
+def test_later_nights_are_not_the_baseline_of_an_earlier_one(tmp_path: Path) -> None:
+    # night 1 selected: its host-day has only later nights, which are not its past
+    _nightly_runs(tmp_path, 3, {("news.example.jp", 1): 7})
+    con = audit.connect(tmp_path, run="night-1")
+    spikes = audit.query(con, "audit_fffd_spikes").as_dicts()
+    assert [(row["url_host_name"], row["baseline_kind"]) for row in spikes] == [
+        ("news.example.jp", "other-hosts")]
+
+
+def test_a_re_decoded_night_counts_once_in_the_baseline(tmp_path: Path) -> None:
+    # night 2 decoded twice (a rules change): the newer run's figures stand for that night
+    _nightly_runs(tmp_path, 3, {("news.example.jp", 2): 7, ("news.example.jp", 3): 7})
+    day = datetime(2026, 11, 2, 8, tzinfo=UTC)
+    redone = [build._record("night-2-redo", host, day, index)
+              for host in build.HOSTS for index in range(build.PAGES_PER_HOST_DAY)]
+    build.write_run(tmp_path, "night-2-redo", redone, started_at=datetime(2026, 11, 4, tzinfo=UTC))
+    con = audit.connect(tmp_path, run="night-3")
+    spikes = audit.query(con, "audit_fffd_spikes").as_dicts()
+    # baseline: night 1 (clean) and night 2 as re-decoded (clean): the spike stands
+    assert [(row["url_host_name"], row["baseline_rate"], row["baseline_runs"]) for row in spikes] \
+        == [("news.example.jp", 0, 2)]
 
 
 def test_mojibake_candidates_use_the_one_threshold(cons: dict[str, duckdb.DuckDBPyConnection]) -> None:
