@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -169,7 +170,23 @@ def _ada_version() -> str:
 
 
 class BuildNative(build_ext):
-    """``build_ext`` that first compiles the parsers the extensions link (in parallel, cached)."""
+    """``build_ext`` that first compiles the parsers the extensions link (in parallel, cached),
+    and records what it compiled in ``pipeline/_native.json`` (read by
+    ``pipeline.provenance``, which names a run's code without importing the extensions)."""
+
+    def run(self) -> None:
+        super().run()
+        built = sorted(ext.name for ext in self.extensions
+                       if os.path.exists(self.get_ext_fullpath(ext.name)))
+        info = {
+            "lexbor": f"{LEXBOR_VERSION} (selectolax {LEXBOR_SDIST[1]} sdist, sha256 {LEXBOR_SDIST[2][:12]})",
+            "ada": _ada_version(),
+            "ced": f"npm ced {CED_TARBALL[1]}",
+            "sanitize": SANITIZE,
+            "built": built,
+        }
+        target = Path(self.get_ext_fullpath("pipeline._slots")).parent / "_native.json"
+        target.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
     def build_extension(self, ext: Extension) -> None:
         if ext.name == "pipeline.extract._document":
