@@ -18,7 +18,7 @@ JOBS ?= auto
 # copies its tables into README.md (scripts/readme_tables.py)
 WRITE ?=
 
-.PHONY: redecode test bench sample lint nightly clean venv package-check sanitize test-pure-python test-dependency-floor
+.PHONY: redecode test bench sample lint nightly clean venv package-check sanitize test-dependency-floor
 
 venv: $(STAMP)
 
@@ -32,18 +32,14 @@ $(STAMP): pyproject.toml setup.py $(wildcard pipeline/*.c pipeline/*/*.c pipelin
 redecode: $(STAMP)
 	$(BIN)/redecode run $(CRAWL) --out $(OUT) $(if $(RULES),--rules $(RULES)) $(RUN_ARGS)
 
-## The whole test suite (slow suites only with SLOW=1; SLOW=1 also runs the three native jobs)
+## The whole test suite (slow suites only with SLOW=1; SLOW=1 also runs the two native jobs)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile $(if $(SLOW),,-m "not slow") $(PYTEST_ARGS)
-	$(if $(SLOW),$(MAKE) sanitize test-pure-python test-dependency-floor)
+	$(if $(SLOW),$(MAKE) sanitize test-dependency-floor)
 
 ## Every extension built with ASan + UBSan: the suite, then FUZZ_SECONDS (120) of fuzzing
 sanitize:
 	scripts/native_job.sh sanitize
-
-## Installed without a compiler (no extension built): the suite on the pure-Python path
-test-pure-python:
-	scripts/native_job.sh pure-python
 
 ## The lowest ada-url and selectolax that pyproject.toml admits: the suite
 test-dependency-floor:
@@ -57,10 +53,13 @@ package-check: $(STAMP)
 sample: $(STAMP)
 	$(BIN)/python scripts/make_sample.py data/sample
 
-## ruff over everything, mypy over the package (settings in pyproject.toml)
+## ruff over everything, mypy over the package, the compiled modules' stubs against the
+## built modules (settings in pyproject.toml)
 lint: $(STAMP)
 	$(BIN)/ruff check pipeline tests scripts bench setup.py
 	$(BIN)/python -m mypy
+	$(BIN)/python -m mypy.stubtest --mypy-config-file pyproject.toml \
+	  $(addprefix pipeline.native.,$(basename $(notdir $(wildcard pipeline/native/_*.pyi))))
 
 ## Benchmarks (installs the peers in the bench extra); results in $(OUT)/bench/RESULTS.md
 bench: $(STAMP)

@@ -1,25 +1,28 @@
-"""Build of the compiled extraction core (the project metadata is in pyproject.toml).
+"""Build of the compiled core, ``pipeline.native`` (the project metadata is in pyproject.toml).
 
-Two extension modules link a parser built here from a registry package's sources, so the
+Every extension module is required: a build that cannot compile one fails the install,
+naming the module and what it needs (a C11 and a C++20 compiler and Python's headers);
+there is no pure-Python path. The modules' sources live beside the Python that calls them
+(``pipeline/extract/_document.c``, ...); the built modules all go into the package
+``pipeline.native``, whose ``__init__`` is their one importer.
+
+Three extension modules link a parser built here from a registry package's sources, so the
 compiler checks every struct and function they use against the parser's own headers:
 
-* ``pipeline.extract._document`` holds Lexbor's HTML parser (the ``core``, ``dom``,
+* ``pipeline.native._document`` holds Lexbor's HTML parser (the ``core``, ``dom``,
   ``html``, ``ns`` and ``tag`` modules of the Lexbor tree that the selectolax sdist on PyPI
   carries, Apache-2.0), fetched with pip at build time and checked against a SHA-256;
   ``REDECODE_LEXBOR_SDIST`` names a local copy of that sdist for offline builds.
-* ``pipeline.extract._urls`` holds ada (``ada.cpp`` and ``ada.h``, which the
+* ``pipeline.native._urls`` holds ada (``ada.cpp`` and ``ada.h``, which the
   ada-url wheel ships; ada-url is a build requirement).
-* ``pipeline.encoding._ced`` holds Compact Encoding Detection (google/compact_enc_det, the
+* ``pipeline.native._ced`` holds Compact Encoding Detection (google/compact_enc_det, the
   detector Chromium links as ``third_party/ced``, Apache-2.0), from the copy the npm package
   ``ced`` vendors (``vendor/compact_enc_det``, with its generated probability tables),
   fetched over HTTPS from the npm registry at build time and checked against the registry's
   SHA-512 integrity; ``REDECODE_CED_TARBALL`` names a local copy of that tarball for offline
   builds. It is compiled with the defines of Chromium's ``third_party/ced/BUILD.gn``.
 
-Every extension is optional: without a compiler (or without the sources) the package
-installs and the pure-Python path serves, which ``pipeline.extract.native_status()`` and
-``pipeline.encoding.sniff.ced.ced_status()`` report. ``REDECODE_SANITIZE=1`` builds every
-extension, Lexbor, ada and CED included, with AddressSanitizer and UndefinedBehaviorSanitizer
+``REDECODE_SANITIZE=1`` builds every extension, Lexbor, ada and CED included, with AddressSanitizer and UndefinedBehaviorSanitizer
 (``make sanitize``).
 """
 
@@ -41,7 +44,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
-from setuptools.errors import CompileError
+from setuptools.errors import CompileError, ExecError, LinkError, PlatformError
 
 ROOT = Path(__file__).resolve().parent
 #: The sdist whose ``lexbor/`` tree is built (Lexbor 3.1.0), and its SHA-256 on PyPI.
@@ -185,11 +188,22 @@ class BuildNative(build_ext):
             "sanitize": SANITIZE,
             "built": built,
         }
-        target = Path(self.get_ext_fullpath("pipeline._slots")).parent / "_native.json"
+        target = Path(self.get_ext_fullpath("pipeline.native._slots")).parent.parent / "_native.json"
         target.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
     def build_extension(self, ext: Extension) -> None:
-        if ext.name == "pipeline.extract._document":
+        try:
+            self._build(ext)
+        except (CompileError, LinkError, ExecError, PlatformError, OSError) as exc:
+            raise CompileError(
+                f"redecode: could not build {ext.name} ({exc}). redecode's compiled core is "
+                "required (there is no pure-Python path): it needs a C11 and a C++20 compiler "
+                "(gcc or clang, as CC and CXX), Python's headers (python3-dev), and at build "
+                "time the Lexbor and CED sources (fetched from PyPI and npm, or named by "
+                "REDECODE_LEXBOR_SDIST and REDECODE_CED_TARBALL)") from exc
+
+    def _build(self, ext: Extension) -> None:
+        if ext.name == "pipeline.native._document":
             source = _lexbor_tree()
             files = sorted(str(p) for module in LEXBOR_MODULES
                            for p in (source / "lexbor" / module).rglob("*.c"))
@@ -198,7 +212,7 @@ class BuildNative(build_ext):
             ext.define_macros = [("LEXBOR_STATIC", None)]
             ext.extra_objects = self._objects("lexbor", files, [str(source)], C_FLAGS,
                                               [("LEXBOR_STATIC", None)])
-        elif ext.name == "pipeline.extract._urls":
+        elif ext.name == "pipeline.native._urls":
             ada = _ada_dir()
             ext.include_dirs = [str(ada)]
             flags = [*OPTIMIZE, "-std=c++20"]
@@ -207,7 +221,7 @@ class BuildNative(build_ext):
                                  *self._objects("ada-base", [ADA_BASE], [str(ada)], [*flags, "-Wall"], macros)]
             ext.libraries = ["stdc++"]
             ext.define_macros = [("ADA_URL_PACKAGE_VERSION", f'"{_ada_version()}"')]
-        elif ext.name == "pipeline.encoding._ced":
+        elif ext.name == "pipeline.native._ced":
             ced = _ced_tree()
             ext.include_dirs = [str(ced)]
             ext.define_macros = list(CED_MACROS)
@@ -221,13 +235,13 @@ class BuildNative(build_ext):
         if SANITIZE:
             ext.extra_link_args = [*ext.extra_link_args, *SANITIZER_FLAGS]
         super().build_extension(ext)
-        if ext.name == "pipeline.extract._document":
+        if ext.name == "pipeline.native._document":
             # Lexbor is Apache-2.0: its LICENSE and NOTICE go beside the module in the build
             # (so into the wheel).
             beside = Path(self.get_ext_fullpath(ext.name)).parent
             for name in ("LICENSE", "NOTICE"):
                 shutil.copyfile(source.parent / name, beside / f"LEXBOR_{name}")
-        elif ext.name == "pipeline.encoding._ced":
+        elif ext.name == "pipeline.native._ced":
             # CED is Apache-2.0 (its tree has a LICENSE and no NOTICE): beside the module too.
             shutil.copyfile(ced / "LICENSE", Path(self.get_ext_fullpath(ext.name)).parent / "CED_LICENSE")
 
@@ -255,38 +269,39 @@ class BuildNative(build_ext):
 
 
 def _extension(name: str, sources: list[str], **kwargs: object) -> Extension:
-    return Extension(name, sources, extra_compile_args=C_FLAGS, optional=True, **kwargs)
+    """A required module of ``pipeline.native`` (``name``: the module's own name)."""
+    return Extension(f"pipeline.native.{name}", sources, extra_compile_args=C_FLAGS, optional=False,
+                     **kwargs)
 
 
 setup(
     ext_modules=[
         # Lexbor's HTML parser and the tree walks over it (pipeline/extract/_document.c).
         # The URLs inside srcset values, style sheets and scripts (_urltext.c) go with them.
-        _extension("pipeline.extract._document",
+        _extension("_document",
                    ["pipeline/extract/_document.c", "pipeline/extract/_urltext.c"],
                    depends=["pipeline/extract/_ascii.h", "pipeline/extract/_buf.h",
                             "pipeline/extract/_urltext.h"]),
         # A document's hrefs parsed in one call through ada (pipeline/extract/_urls.c), a base
         # URL parsed once (ADA_BASE, compiled with ada's flags).
-        _extension("pipeline.extract._urls", ["pipeline/extract/_urls.c"],
+        _extension("_urls", ["pipeline/extract/_urls.c"],
                    depends=["pipeline/extract/_ascii.h", "pipeline/extract/_ada_base.h", ADA_BASE]),
         # py3langid's byte DFA walk and scoring: same features, the same formula in float64.
-        _extension("pipeline.extract._dfa", ["pipeline/extract/_dfa.c"], libraries=["m"]),
+        _extension("_dfa", ["pipeline/extract/_dfa.c"], libraries=["m"]),
         # check_utf8's counts: the WHATWG UTF-8 decoder, counting.
-        _extension("pipeline.encoding._utf8", ["pipeline/encoding/_utf8.c"]),
+        _extension("_utf8", ["pipeline/encoding/_utf8.c"]),
         # Compact Encoding Detection, called as Chromium calls it (pipeline/encoding/sniff/ced.py).
-        _extension("pipeline.encoding._ced", ["pipeline/encoding/_ced.cpp"]),
+        _extension("_ced", ["pipeline/encoding/_ced.cpp"]),
         # mojibake_score's character-class counts in one pass.
-        _extension("pipeline.encoding._mojibake", ["pipeline/encoding/_mojibake.c"]),
-        # The stored response's head split in one pass; message.py keeps the Python reference.
-        _extension("pipeline.http._head", ["pipeline/http/_head.c"]),
-        # Frozen slotted records built without a Python call per field; frozen.py falls back to
-        # the dataclass constructor.
-        _extension("pipeline._slots", ["pipeline/_slots.c"]),
-        # The WARC header fields the fast path reads, in one pass; fast.py keeps the reference.
-        _extension("pipeline.sources._fields", ["pipeline/sources/_fields.c"]),
+        _extension("_mojibake", ["pipeline/encoding/_mojibake.c"]),
+        # The stored response's head split in one pass (tests/oracles/http_head.py restates it).
+        _extension("_head", ["pipeline/http/_head.c"]),
+        # Frozen slotted records built without a Python call per field (pipeline/frozen.py).
+        _extension("_slots", ["pipeline/_slots.c"]),
+        # The WARC header fields the fast path reads, in one pass (tests/oracles/warc_fields.py).
+        _extension("_fields", ["pipeline/sources/_fields.c"]),
         # The C library allocator's mmap threshold, set when a worker starts.
-        _extension("pipeline.runners._malloc", ["pipeline/runners/_malloc.c"]),
+        _extension("_malloc", ["pipeline/runners/_malloc.c"]),
     ],
     cmdclass={"build_ext": BuildNative},
 )

@@ -3,11 +3,11 @@
     python -m bench.decode_ab REV [--rounds 5]
 
 ``REV`` (a commit) is exported with ``git archive`` into a temporary folder, with this
-checkout's compiled extensions copied beside its modules where their sources are the same,
+checkout's compiled extensions copied where REV imports them when their sources are the same,
 and REV's own source compiled where it differs (a self-contained C module: ``_utf8.c``,
 ``_mojibake.c``, ...; a differing module that links a library ``setup.py`` builds, such as
-``_document.c``, is left out, so that REV's pure-Python path serves it, which ``decode_html``
-does not reach);
+``_document.c``, is this checkout's build in REV's tree too, which imports every compiled
+module, or left to an older REV's pure-Python path; ``decode_html`` does not reach it);
 then one subprocess per (tree, round) times ``decode_html`` on the undeclared pages of
 ``bench/__main__.py``'s decode table (chardet corpus, and 200 KB windows-1251 pages), best of
 3 each in CPU time of the process (the machine is shared), the two trees taking turns round by
@@ -17,6 +17,7 @@ round. Prints MB/s (one core) per tree, the best round of each, and the ratio.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import shutil
 import subprocess
@@ -52,26 +53,41 @@ print(json.dumps(out))
 """
 
 
+def _sources() -> dict[str, Path]:
+    """This checkout's extension modules (setup.py's ``_extension(name, [source, ...])``):
+    module name -> its first source, relative to the checkout."""
+    found = {}
+    for node in ast.walk(ast.parse((ROOT / "setup.py").read_text("utf-8"))):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_extension"
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.List)):
+            found[node.args[0].value] = Path(node.args[1].elts[0].value)
+    return found
+
+
 def _export(rev: str, into: Path) -> Path:
     tree = into / "tree"
     tree.mkdir()
     archive = subprocess.run(["git", "archive", rev, "pipeline"], cwd=ROOT, capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    for built in ROOT.glob("pipeline/**/*.so"):
-        target = tree / built.relative_to(ROOT)
-        if not target.parent.is_dir():
+    # REV imports its modules from pipeline/native/ (one facade), or from beside their sources
+    facade = (tree / "pipeline" / "native" / "__init__.py").exists()
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    for name, source in _sources().items():
+        built = ROOT / "pipeline" / "native" / f"{name}{suffix}"
+        theirs = tree / source
+        target = (tree / "pipeline" / "native" if facade else theirs.parent) / built.name
+        if not built.exists() or not target.parent.is_dir():
             continue
-        stem = built.name.split(".")[0]
-        ours = [s for s in built.parent.glob(f"{stem}.c*") if s.suffix in (".c", ".cpp")]
-        if not ours:  # a module built from a source this checkout no longer has: not ours to lend
-            continue
-        theirs = target.parent / ours[0].name
-        if not theirs.exists() or theirs.read_bytes() == ours[0].read_bytes():
+        if not theirs.exists() or theirs.read_bytes() == (ROOT / source).read_bytes():
             shutil.copy2(built, target)
         elif not _compile(theirs, target):
-            print(f"decode_ab: {rev}'s {theirs.relative_to(tree)} does not build on its own (it links a "
-                  "library setup.py builds): that module's pure-Python path serves in that tree",
+            # (a REV before the one facade has its pure-Python path for it instead)
+            print(f"decode_ab: {rev}'s {source} does not build on its own (it links a library "
+                  "setup.py builds): " + ("this checkout's build of it stands in" if facade else
+                                          "its pure-Python path serves") + " (decode_html does not reach it)",
                   file=sys.stderr)
+            if facade:
+                shutil.copy2(built, target)
     return tree
 
 

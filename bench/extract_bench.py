@@ -289,46 +289,36 @@ HOSTILE = {
 def hostile(lines: list[str], sizes: tuple[int, ...] = (512 * 1024, 1_800_000, 5_000_000),
             only: str = "") -> None:
     """Append the hostile-page rows: the whole extraction step per page (CPU seconds, best
-    of 3) on both paths, and what the limits answered. The pages are parsed whole
-    (``max_parse_bytes`` off): the table measures the parse guards, not the cut."""
-    from pipeline.extract import ExtractOptions, document, extract
+    of 3), and what the limits answered. The pages are parsed whole (``max_parse_bytes``
+    off): the table measures the parse guards, not the cut."""
+    from pipeline.extract import ExtractOptions, extract
 
     whole = ExtractOptions(max_parse_bytes=0)
 
     lines += ["## Hostile pages (extract(), whole step, the page parsed whole, CPU seconds, best of 3)", "",
-              "| page | size | compiled core | MB/s | pure-Python path | result |",
-              "|---|---|---|---|---|---|"]
+              "| page | size | compiled core | MB/s | result |",
+              "|---|---|---|---|---|"]
     for name, make in HOSTILE.items():
         if only not in name:
             continue
         for size in sizes:
             text = make(size)
-            native = document.NATIVE
-            times = []
-            for path in ((True, False) if native else (False,)):
-                document.NATIVE = path
-                try:
-                    times.append(min(_cpu(partial(extract, text, "http://x.example/", "UTF-8", whole))
-                                     for _ in range(3)))
-                finally:
-                    document.NATIVE = native
+            best = min(_cpu(partial(extract, text, "http://x.example/", "UTF-8", whole)) for _ in range(3))
             extracted = extract(text, "http://x.example/", "UTF-8", whole)
             errors = extracted.errors
             result = errors[0].split(": ", 3)[2] if errors else "extracted"
             if not errors and extracted.links_truncated:
                 result += f" ({len(extracted.links):,} links, {extracted.links_truncated:,} dropped)"
-            fast = f"{times[0]:.3f}" if native else "-"
-            rate = f"{len(text.encode()) / 1e6 / times[0]:.0f}" if native and times[0] else "-"
-            lines.append(f"| {name} | {len(text.encode()) / 1e6:.1f} MB | {fast} | {rate} | "
-                         f"{times[-1]:.3f} | {result} |")
+            rate = f"{len(text.encode()) / 1e6 / best:.0f}" if best else "-"
+            lines.append(f"| {name} | {len(text.encode()) / 1e6:.1f} MB | {best:.3f} | {rate} | {result} |")
     lines.append("")
 
 
 def page_texts(pages: list[tuple[str, str, str, str]]) -> dict[str, list[str]]:
     """The style texts (``style`` elements and attributes) and the read inline scripts of
     ``pages``, as the links walk reads them (tests/unit/test_url_text.py reads the same)."""
-    from pipeline.extract.reference_tree import parse_document
-    from pipeline.extract.url_attributes import script_is_read
+    from tests.oracles.tree import parse_document
+    from tests.oracles.walks import script_is_read
 
     texts: dict[str, list[str]] = {"css": [], "script": []}
     for _, _, html, _ in pages:
@@ -345,7 +335,7 @@ def reader_rates(pages: list[tuple[str, str, str, str]], repeat: int = 3) -> lis
     """The compiled CSS and script readers (``_urltext.c`` through ``_document.css_urls`` and
     ``script_urls``: each URL found made a ``str``) on the pages' texts: MB of UTF-8 per
     CPU-second, best of ``repeat``."""
-    from pipeline.extract import _document  # type: ignore[attr-defined]
+    from pipeline.native import document as _document
 
     lines = ["| reader | texts | MB | URLs found | MB/s (CPU) |", "|---|---|---|---|---|"]
     every = page_texts(pages)

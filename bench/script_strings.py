@@ -17,7 +17,7 @@ precision = found and labelled / found, recall = found and labelled / labelled.
 
 The three extractors:
 
-- **redecode**: the links step's script strings (``pipeline.extract.script_strings``:
+- **redecode**: the links step's script strings (the compiled core's ``script_urls``:
   ECMAScript/JSON string literals, escapes decoded, kept when URL-like).
 - **gospider**: the expression of gospider's ``core/linkfinder.go`` (jaeles-project/gospider,
   ``LinkFinder``): ``DecodeChars`` (Go's ``url.QueryUnescape`` of the whole text when it
@@ -89,9 +89,9 @@ def url_only(text: str) -> list[str]:
 
 def redecode(text: str) -> list[str]:
     """The links step's script strings of ``text`` (before resolution)."""
-    from pipeline.extract.script_strings import string_literals, url_like
+    from pipeline.native import document
 
-    return list(dict.fromkeys(value for value in string_literals(text) if url_like(value)))
+    return list(dict.fromkeys(document.script_urls(text)))
 
 
 EXTRACTORS: dict[str, Callable[[str], list[str]]] = {
@@ -99,8 +99,8 @@ EXTRACTORS: dict[str, Callable[[str], list[str]]] = {
 
 
 def _read_scripts(html: str) -> list[str]:
-    from pipeline.extract.reference_tree import parse_document
-    from pipeline.extract.url_attributes import script_is_read
+    from tests.oracles.tree import parse_document
+    from tests.oracles.walks import script_is_read
 
     tree = parse_document(html)
     return [node.text(deep=False) for node in tree.css("script")
@@ -198,7 +198,7 @@ def score(labels: dict | None = None) -> dict[str, dict[str, float]]:
 def candidates() -> list[dict]:
     """What a labeller looks at: per sampled script, every distinct value any extractor
     takes, and every string literal holding "/" or ending in a file extension."""
-    from pipeline.extract.script_strings import string_literals
+    from tests.oracles.script_strings import string_literals
 
     out = []
     for source, url, text in sample():

@@ -4,8 +4,9 @@ A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``
 field: 3.3 µs a ``RawRecord`` (three a page in a Common Crawl file), 1.8 µs an
 ``HttpResponse``. :func:`builder` gives a constructor that sets the same slot descriptors
 from C (``_slots.c``), which is what ``object.__setattr__`` ends up doing: the instance is
-the same (frozen, equal, same hash, pickled alike). Without a compiler, or for a class the C
-path would not build exactly, it is the class itself.
+the same (frozen, equal, same hash, pickled alike). For a class the C path would not build
+exactly (a ``__post_init__``, a field outside ``__init__``, no slots) it is the class itself.
+This is the one way the package builds frozen records fast.
 """
 
 from __future__ import annotations
@@ -16,10 +17,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TypeVar
 
-try:
-    from pipeline import _slots
-except ImportError:  # built without a compiler: the dataclass constructor
-    _slots = None
+from pipeline.native import slots
 
 T = TypeVar("T")
 
@@ -37,7 +35,7 @@ def builder(cls: type[T]) -> Callable[..., T]:
     """
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     setters = tuple(cls.__dict__.get(f.name) for f in fields)
-    if (_slots is None or hasattr(cls, "__post_init__") or not all(f.init for f in fields)
+    if (hasattr(cls, "__post_init__") or not all(f.init for f in fields)
             or not all(isinstance(s, types.MemberDescriptorType) for s in setters)):
         return cls
-    return partial(_slots.build, cls, setters)
+    return partial(slots.build, cls, setters)

@@ -19,7 +19,7 @@ from pipeline import __version__
 #: handling, Parquet writing).
 LIBRARIES = (
     "ada-url", "brotli", "chardetng-py", "charset-normalizer", "fastwarc", "ftfy", "isal",
-    "lz4", "numpy", "publicsuffixlist", "py3langid", "pyarrow", "selectolax", "warcio",
+    "lz4", "numpy", "publicsuffixlist", "py3langid", "pyarrow", "warcio",
     "zstandard",
 )
 #: The package's files that make up its behaviour: the Python and the data it loads (the

@@ -5,22 +5,15 @@ real headless Chromium through ``../shared/oracle``. The pages are recipes
 (:mod:`tests.browser_view.pages`): real text in every legacy encoding Chromium supports,
 undeclared UTF-8 and 7-bit bodies, 120 B to 200 KB, dense and mostly-ASCII, each body under
 ``.com``, its language's country TLD and one more TLD drawn from Chromium's table and a few
-generic ones. Half the bodies (by a hash of the recipe) are for fitting, half held out.
+generic ones. The cases fall in two halves by a hash of the recipe (``fit`` and
+``held-out``), measured apart.
 
     python scripts/browser_view.py build  WORK      # bodies + the oracle's manifest in WORK
     python scripts/browser_view.py oracle WORK      # run Chromium over them (~0.1-0.2 s a page)
     python scripts/browser_view.py write  WORK      # WORK's verdicts -> tests/browser_view/cases.jsonl
-    python scripts/browser_view.py fit                # fit the CED emulation's tables on the fit half
     python scripts/browser_view.py report [--split held-out|fit|all] [--misses]
 
-``report`` measures ``encoding_browser`` as it is served: CED as Chromium calls it when it is
-compiled in, the emulation otherwise (``REDECODE_PURE_PYTHON=1`` forces it).
-
-``fit`` writes ``pipeline/encoding/sniff/ced_weights.npz`` (:mod:`pipeline.encoding.sniff.ced_model`,
-the emulation that serves without CED):
-a conditional log-linear model over the candidates, fitted by gradient descent (Adam, L2
-penalty :data:`L2`, :data:`STEPS` full-batch steps) to Chromium's answers on the fit half's
-pages that reach detection (not 7-bit, not UTF-8).
+``report`` measures ``encoding_browser`` as the pipeline gives it: CED as Chromium calls it.
 """
 
 from __future__ import annotations
@@ -35,16 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
-
 from pipeline.encoding.api import decode_html  # noqa: E402
-from pipeline.encoding.options import EncodingOptions  # noqa: E402
-from pipeline.encoding.sniff.ced import CED_VERSION, ced_status  # noqa: E402
-from pipeline.encoding.sniff.ced_model import Features, Weights, features, save_weights  # noqa: E402
-from pipeline.encoding.sniff.ced_window import PairWindow, ced_window  # noqa: E402
-from pipeline.encoding.sniff.evidence import Evidence  # noqa: E402
-from pipeline.encoding.sniff.tld_defaults import TLD_ENCODINGS, tld_default  # noqa: E402
-from pipeline.encoding.sniff.utf8 import check_utf8  # noqa: E402
+from pipeline.encoding.sniff.ced import CED_VERSION  # noqa: E402
+from pipeline.encoding.sniff.tld_defaults import TLD_ENCODINGS  # noqa: E402
 from tests.browser_view.pages import (  # noqa: E402
     CASES,
     DOTLESS,
@@ -152,9 +138,8 @@ def report(split: str, misses: bool) -> None:
     rows = [row for row in load_cases() if split == "all" or row["split"] == split]
     results = [(row, predict(row)) for row in rows]
     ok = sum(found == row["chromium"] for row, found in results)
-    status = ced_status()
-    detector = f"CED {CED_VERSION}" if status is None else f"the emulation ({status})"
-    print(f"**{split}**: {ok}/{len(results)} ({_share(ok, len(results))}) equal to Chromium; detector: {detector}\n")
+    print(f"**{split}**: {ok}/{len(results)} ({_share(ok, len(results))}) equal to Chromium; "
+          f"detector: CED {CED_VERSION}\n")
     for title, key in (("encoding family", family), ("TLD", tld_group), ("length", length_bucket)):
         groups: dict[str, list[bool]] = defaultdict(list)
         for row, found in results:
@@ -176,123 +161,12 @@ def _share(part: int, whole: int) -> str:
     return f"{share:.1f}%" if part == whole or f"{share:.1f}" != "100.0" else f"{share:.2f}%"
 
 
-#: L2 penalty and steps of the fit (tried: 3e-3, 1e-3, 3e-4, 1e-4, 3e-5; 1e-4 and 800 steps did best).
-L2 = 0.0001
-STEPS = 800
-#: A TLD gets its own prior row with at least this many fit pages reaching detection.
-MIN_TLD_PAGES = 6
-
-
-def detection_inputs(row: dict) -> tuple[PairWindow, str | None, str, str | None, str | None, bytes] | None:
-    """What the CED emulation sees for the case (None when the page never reaches detection)."""
-    body = page_body(recipe_of(row))
-    if body.isascii():
-        return None
-    evidence = Evidence(body, row["url"], EncodingOptions())
-    sample = evidence.sample()
-    is_utf8 = evidence.utf8().is_utf8 if len(sample) == len(body) else check_utf8(sample).is_utf8
-    if is_utf8:
-        return None
-    hinted, generic = evidence.chardetng(), evidence.chardetng_generic()
-    return (
-        ced_window(body), evidence.tld, tld_default(row["url"]),
-        generic.encoding if generic else None, hinted.encoding if hinted else None, sample,
-    )
-
-
-def fit(l2: float = L2, steps: int = STEPS) -> Weights:
-    """Fit the tables on the fit half and write them."""
-    rows = []
-    for row in load_cases():
-        if row["split"] != "fit":
-            continue
-        inputs = detection_inputs(row)
-        if inputs is not None:
-            rows.append((row, inputs))
-    candidates = tuple(sorted({row["chromium"] for row, _ in rows}))
-    tld_pages: dict[str, int] = defaultdict(int)
-    for _, inputs in rows:
-        tld_pages[inputs[1] or ""] += 1
-    tlds = tuple(sorted(tld for tld, count in tld_pages.items() if count >= MIN_TLD_PAGES))
-    weights = _zero_weights(candidates, tlds)
-    found = [features(*inputs[:1], weights, *inputs[1:]) for _, inputs in rows]
-    labels = np.array([candidates.index(row["chromium"]) for row, _ in rows])
-    weights = _descend(weights, found, labels, l2, steps)
-    save_weights(weights)
-    print(f"fitted on {len(rows)} pages: {len(candidates)} candidates, {len(tlds)} TLD rows")
-    return weights
-
-
-def _zero_weights(candidates: tuple[str, ...], tlds: tuple[str, ...]) -> Weights:
-    k, t = len(candidates), len(tlds) + 1
-    return Weights(
-        candidates, tlds, np.zeros(k), np.zeros(k), np.zeros((t, k)), np.zeros((t, k)), np.zeros(5),
-        np.zeros((k, 256)), np.zeros((k, 260)), np.zeros(k), np.zeros(k), np.zeros((k, 64)),
-        np.zeros((k, 128)),
-    )
-
-
-def _descend(weights: Weights, found: list[Features], labels: np.ndarray, l2: float, steps: int) -> Weights:
-    """Adam on the mean negative log-likelihood of the labels plus ``l2`` * |w|^2 / 2."""
-    n, k = len(found), len(weights.candidates)
-    first = np.array([f.first for f in found])
-    second = np.array([f.second for f in found])
-    bad = np.array([f.bad for f in found])
-    err = np.array([f.err for f in found])
-    shape = np.array([f.shape for f in found])  # (n, K, 64)
-    spread = np.array([f.spread for f in found])
-    derate = np.array([f.derate for f in found])
-    evidence = np.array([f.weighted_pairs for f in found]) / 48
-    rows = np.zeros((n, len(weights.tlds) + 1))
-    rows[np.arange(n), [f.tld_row for f in found]] = 1
-    hot = {}
-    for attribute in ("default", "generic", "hinted"):
-        index = np.array([getattr(f, attribute) for f in found])
-        hot[attribute] = np.zeros((n, k))
-        hot[attribute][np.arange(n)[index >= 0], index[index >= 0]] = 1
-    onehots = [hot["default"] * derate[:, None], hot["generic"], hot["hinted"],
-               hot["generic"] * evidence[:, None], hot["hinted"] * evidence[:, None]]
-    truth = np.zeros((n, k))
-    truth[np.arange(n), labels] = 1
-    names = ("bias", "prior", "tld", "tld_pairs", "scalars", "b1", "b2", "bad", "err", "shape", "robust")
-    params = {name: getattr(weights, name).astype(float).copy() for name in names}
-    moment = {name: np.zeros_like(value) for name, value in params.items()}
-    square = {name: np.zeros_like(value) for name, value in params.items()}
-    rows_derate, rows_pairs = rows * derate[:, None], rows * evidence[:, None]
-    for step in range(1, steps + 1):
-        p = params
-        score = (p["bias"] + derate[:, None] * p["prior"] + rows_derate @ p["tld"] + rows_pairs @ p["tld_pairs"]
-                 + first @ p["b1"].T + second @ p["b2"].T + bad * p["bad"] + err * p["err"]
-                 + np.einsum("nkf,kf->nk", shape, p["shape"]) + spread @ p["robust"].T
-                 + sum(scalar * one for scalar, one in zip(p["scalars"], onehots, strict=True)))
-        score -= score.max(axis=1, keepdims=True)
-        prob = np.exp(score)
-        prob /= prob.sum(axis=1, keepdims=True)
-        delta = (prob - truth) / n
-        grads = {
-            "bias": delta.sum(0), "prior": (delta * derate[:, None]).sum(0), "b1": delta.T @ first, "b2": delta.T @ second,
-            "bad": (delta * bad).sum(0), "err": (delta * err).sum(0),
-            "shape": np.einsum("nk,nkf->kf", delta, shape), "robust": delta.T @ spread,
-            "scalars": np.array([(delta * one).sum() for one in onehots]),
-            "tld": rows_derate.T @ delta, "tld_pairs": rows_pairs.T @ delta,
-        }
-        for name, value in params.items():
-            grad = grads[name] + l2 * value
-            moment[name] = 0.9 * moment[name] + 0.1 * grad
-            square[name] = 0.999 * square[name] + 0.001 * grad * grad
-            value -= 0.05 * (moment[name] / (1 - 0.9**step)) / (np.sqrt(square[name] / (1 - 0.999**step)) + 1e-8)
-    return Weights(weights.candidates, weights.tlds, *(params[name] for name in names))
-
-
 def main(argv: list[str]) -> int:
     """Dispatch the subcommands (see the module docstring)."""
-    if not argv or argv[0] not in ("build", "oracle", "write", "fit", "report"):
+    if not argv or argv[0] not in ("build", "oracle", "write", "report"):
         print(__doc__, file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
-    if command == "fit":
-        fit()
-        return 0
     if command == "report":
         split = "held-out"
         if "--split" in rest:

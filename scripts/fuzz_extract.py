@@ -3,10 +3,10 @@
 Each input is a seed of ``tests/fixtures/fuzz/`` mutated (tags spliced in from a dictionary
 of the tree builder's hard cases, slices duplicated to nest, bytes flipped, seeds crossed,
 names re-cased, the text cut short). Every input goes through the compiled core's parse
-under random limits and its walks, the block cutter, and ``extract()`` on both paths,
-whose fields must be equal (a differential check against the pure-Python reference); its
-bytes in a legacy encoding, with bytes overwritten at random, also go through CED
-(``pipeline.encoding._ced``) with a random URL hint.
+under random limits and its walks, the block cutter, and ``extract()``, whose fields must
+equal its oracle's (``tests/oracles/extract.py``, a differential check); its bytes in a
+legacy encoding, with bytes overwritten at random, also go through CED
+(``pipeline.native.ced``) with a random URL hint.
 Under AddressSanitizer and UndefinedBehaviorSanitizer a memory or UB error aborts the
 process: the exit status is the verdict. Not coverage-guided: a fixed time budget of
 random mutations from a seed given on the command line (so a failure can be replayed).
@@ -23,12 +23,17 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.encoding.sniff import ced
-from pipeline.extract import ExtractOptions, document, extract
-from pipeline.extract.document import ExtractionLimit, utf8_of
-from pipeline.extract.options import LinkLimits
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-SEEDS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "fuzz"
+from pipeline.encoding.sniff import ced  # noqa: E402
+from pipeline.extract import ExtractOptions, document, extract  # noqa: E402
+from pipeline.extract.document import ExtractionLimit, utf8_of  # noqa: E402
+from pipeline.extract.options import LinkLimits  # noqa: E402
+from pipeline.native import document as core  # noqa: E402
+from tests.oracles import extract as oracle  # noqa: E402
+
+SEEDS = ROOT / "tests" / "fixtures" / "fuzz"
 #: Pieces the tree builder treats specially (scoping, adoption agency, foster parenting,
 #: foreign content, raw text, templates) and the walks read (links, metadata, boilerplate).
 DICTIONARY = [
@@ -87,29 +92,27 @@ def check(text: str, rng: random.Random) -> str | None:
     try:  # the parse under random limits, then both walks
         tree = document.parse(data, rng.choice([0, 3, 40, 1024]), rng.choice([0, 2, 30, 1024]),
                               rng.choice([0.0, time.thread_time() + 1.0]))
-        document.facts(tree, (rng.choice([0, 1, 10_000]),) * 7)
+        limits = (rng.choice([0, 1, 10_000]),) * 7
+        tree.facts(limits)
+        document.facts(tree, limits)
         document.main_text(tree, *(rng.random() < 0.5 for _ in range(4)), rng.random(), rng.random(),
                            rng.randint(0, 50))
     except ExtractionLimit:
         pass
-    document.blocks(data.decode("utf-8"))  # (marked text comes from the tree: no surrogates)
+    core.blocks(data.decode("utf-8"))  # (marked text comes from the tree: no surrogates)
     limit = rng.choice([0, 3, 10_000])
     options = replace(ExtractOptions(), time_budget=0.0, max_links=LinkLimits(*[limit] * 7))
     url = rng.choice(["http://h.example/a/", None, "not a url"])
     encoding = rng.choice(["UTF-8", "windows-1252", "Shift_JIS", "ISO-2022-JP"])
     fast = extract(text, url, encoding, options)
-    document.NATIVE = False
-    try:
-        reference = extract(text, url, encoding, options)
-    finally:
-        document.NATIVE = True
+    reference = oracle.extract(text, url, encoding, options)
     raw = bytearray(text.encode(rng.choice(["cp1251", "shift_jis", "gb18030", "utf-8", "latin-1"]), "replace"))
     for _ in range(rng.randint(0, 16) if raw else 0):
         raw[rng.randrange(len(raw))] = rng.randrange(256)
     ced.detect_encoding(bytes(raw), rng.choice(["http://h.example.jp/", "http://h/", "", "file:///x", "x://"]),
                         rng.choice([ced.FIRST_CHUNK_BYTES, rng.randint(0, 64)]))
     if any("ExtractionLimit" in e for e in fast.errors + reference.errors):
-        return None  # the reference path estimates the limits: only the exact path decides
+        return None  # the oracle estimates the limits: only the compiled parse decides
     if fast != reference:
         fields = [f for f in fast.__dataclass_fields__ if getattr(fast, f) != getattr(reference, f)]
         return f"fields differ: {fields}"
@@ -122,12 +125,6 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save-failures", type=Path)
     args = parser.parse_args()
-    if not document.NATIVE:
-        print(f"fuzz: the compiled core is not in use: {document.native_status()}", file=sys.stderr)
-        return 2
-    if not ced.NATIVE:
-        print(f"fuzz: CED is not compiled in: {ced.ced_status()}", file=sys.stderr)
-        return 2
     seeds = [path.read_text("utf-8") for path in sorted(SEEDS.glob("*.html"))]
     rng = random.Random(args.seed)
     end = time.monotonic() + args.seconds

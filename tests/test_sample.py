@@ -27,8 +27,6 @@ import zstandard
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
-from pipeline.encoding.sniff.ced import ced_status
-
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample"
 INPUTS = {"articles.toml"}  # hand-written; everything else in data/sample/ is generated
@@ -210,20 +208,6 @@ def _decodable() -> list[Any]:
             if b.page is not None and b.expected["expected"] == "decoded" and b.payload]
 
 
-#: Known gaps of the pure-Python emulation of Chromium's detector, which serves only without
-#: the compiled CED (``pipeline.encoding.sniff.ced.ced_status()``): (file, url) -> the expected
-#: field it does not reproduce. With CED compiled in there is none (both pages below are
-#: Chromium's answers, oracle-measured, and CED gives them). The tests assert each gap still
-#: exists, so fixing one in the emulation forces its entry to go.
-EMULATION_GAPS = {
-    # Chromium's CED guesses EUC-JP on three Shift_JIS characters in <title> (oracle-measured);
-    # the emulation answers windows-1252 (titles weigh 1/16: the fitted tables cannot see them).
-    ("sample-main.warc.gz", "http://soon.example.jp/"): "encoding_browser",
-    # one Shift_JIS character in <title> under .jp: Chromium keeps Shift_JIS (oracle); the
-    # emulation's all-web prior for windows-1252 outweighs the .jp prior derated to 1/4
-    ("sample-main.warc.gz", "http://tiny.example.jp/"): "encoding_browser",
-}
-KNOWN_BROWSER_GAPS = EMULATION_GAPS if ced_status() is not None else {}
 
 
 @pytest.mark.parametrize("record", _decodable())
@@ -233,10 +217,7 @@ def test_decode_html_matches_expectation(record: Any) -> None:
     exp = record.expected
     got = decode_html(record.payload, record.page.content_type, record.url, rules=_rules())
     assert (got.encoding, got.encoding_source) == (exp["encoding"], exp["encoding_source"]), record.page.note
-    if KNOWN_BROWSER_GAPS.get((record.file, record.url)) == "encoding_browser":
-        assert got.encoding_browser != exp["encoding_browser"], "known gap fixed: drop it"
-    else:
-        assert got.encoding_browser == exp["encoding_browser"], record.page.note
+    assert got.encoding_browser == exp["encoding_browser"], record.page.note
     if "text_sha256" in exp:
         assert _sha256(got.text.encode("utf-8")) == exp["text_sha256"], "text differs from the author's"
     if "repair" in exp:
@@ -277,9 +258,6 @@ def test_redecode_run_on_the_sample_matches_expected_json(tmp_path: Path) -> Non
                                     "content_languages") if k in exp}
         have = {k: got[k] for k in want}
         want["truncated"], have["truncated"] = exp["content_truncated"], got["content_truncated"] is not None
-        gap = KNOWN_BROWSER_GAPS.get(key)
-        if gap is not None:
-            assert have.pop(gap) != want.pop(gap), f"known gap fixed for {key}: drop it"
         if have != want:
             problems.append(f"{key}: expected {want}, got {have}")
     assert not problems, "\n".join(problems)

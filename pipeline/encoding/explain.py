@@ -75,9 +75,7 @@ def browser_steps(decoded: Decoded) -> list[str]:
     """The browser view as the steps Chromium takes, up to the one that decided.
 
     Each step says what it found; the deciding step is marked. Content sniffing, when
-    reached, carries CED's answer and how Blink reads it (:mod:`pipeline.encoding.sniff.ced`),
-    or without CED the emulation's account (pairs scored, the TLD prior's weight, the top
-    candidates' scores, :mod:`pipeline.encoding.sniff.browser_detect`).
+    reached, carries CED's answer and how Blink reads it (:mod:`pipeline.encoding.sniff.ced`).
     """
     decision = decoded.decision
     found: dict[str, list[Signal]] = {}

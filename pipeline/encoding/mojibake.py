@@ -41,17 +41,10 @@ import codecs
 import functools
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ftfy.badness import BADNESS_RE, MOJIBAKE_CATEGORIES
+from ftfy.badness import BADNESS_RE
 
-try:
-    from pipeline.encoding import _mojibake as _compiled  # type: ignore[attr-defined]
-except ImportError:  # built without a compiler: numpy and the regexes
-    _compiled = None
-
-if TYPE_CHECKING:
-    import numpy as np
+from pipeline.native import mojibake as scanner
 
 #: A record is flagged as mojibake when its score is above this. On the chardet corpus the
 #: right decodes of non-ASCII pages score at most 0.016 (but for one CP932 character-table
@@ -63,9 +56,6 @@ MOJIBAKE_THRESHOLD = 0.06
 #: 0.22-0.26 in EUC-KR pages read as GBK/Big5/EUC-JP, at most 0.063 in right Chinese decodes.
 HAN_SPACE_MIN_SHARE = 0.12
 
-#: Written Cantonese particles: outside the frequent sets but common in Hong Kong pages.
-CANTONESE_CHARS = "冇咁嗰佢睇嘅咗喺啲乜嘢啱噉哋嚟俾攞揾搵諗冧"
-
 #: The badness, letter-soup and CJK shares are ratios, estimated on at most this many chars
 #: taken as SAMPLE_SLICES evenly spaced slices: a page read with the wrong encoding is wrong
 #: all over, and each regex pass costs 4-15 ns a char. (NUL and ISO-2022 look at all of it.)
@@ -76,249 +66,34 @@ SAMPLE_SLICES = 4
 #: names or a single quoted word says nothing.
 MIN_CJK_CHARS = 20
 
-# Runs of 3+ Latin-1 Supplement letters (U+00C0-U+00FF without × and ÷).
-_SOUP_RE = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]{3,}")
-_SOUP_RE_CHARS = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]+")
 # ISO-2022-JP/KR/CN designations: what an ISO-2022 page shows when read as ASCII.
 _ISO2022_RE = re.compile("\x1b(?:\\$[@AB]|\\$\\)[ACG]|\\([BJ]|\\$\\([CD])")
-# Han ideographs (Ext A, URO, compatibility), Hangul syllables, kana, half-width katakana,
-# private use (where wrong decoders put unmapped pairs).
-_CJK_CLASS = (
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\ue000-\uf8ff\uf900-\ufaff\uff61-\uff9f"
-)
-# Counting patterns match RUNS ("+"): _count() then costs one match per run, not per char.
-_CJK_RE = re.compile(f"[{_CJK_CLASS}]+")
-_JAMO_RE = re.compile("[\u3131-\u318e]+")
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_HAN_SPACE_HAN_RE = re.compile(f"[{_HAN}] (?=[{_HAN}])")
-_HANGUL_SYLLABLE_RE = re.compile("[\uac00-\ud7a3]")
-_KANA_RE = re.compile("[\u3041-\u30ff]+")
-
-
-def _trigger_class() -> str:
-    """A char class that every ``BADNESS_RE`` match contains at least one member of.
-
-    One required class per alternative of ftfy 6.x's pattern (checked against whole-text
-    ``findall`` in tests/unit/test_mojibake.py): the categories c1, bad, upper_accented, box,
-    start/end punctuation, currency, numeric, law, and the literal chars that start or anchor
-    the other alternatives. Lower-case accented Latin and the Cyrillic "common" letters are
-    left out on purpose: every alternative that has them also needs one of these, and leaving
-    them out is what makes French or Russian text cheap.
-    """
-    categories = ("c1", "bad", "upper_accented", "box", "start_punctuation",
-                  "end_punctuation", "currency", "numeric", "law")
-    literals = "ŒœÂÃÎÐ×ØÙ²µ¹¼½¾√≈‚Ђ°€"
-    return "".join(MOJIBAKE_CATEGORIES[name] for name in categories) + literals
-
-
-_TRIGGER = _trigger_class()
-# A cluster: triggers no more than 10 chars apart (their +-5 windows touch or overlap).
-_TRIGGER_CLUSTER_RE = re.compile(f"[{_TRIGGER}](?:[^{_TRIGGER}]{{0,10}}[{_TRIGGER}])*")
-#: Context kept on each side of a trigger cluster: ftfy's longest pattern is 6 chars.
+#: Context kept on each side of a trigger cluster for ftfy's badness regex: its longest
+#: pattern is 6 chars.
 BADNESS_CONTEXT = 5
-
-
-def badness_count(text: str) -> int:
-    """``len(ftfy.badness.BADNESS_RE.findall(text))``, scanning only windows around triggers.
-
-    ftfy's whole-text scan costs ~230 ns a char; texts rarely hold triggers outside Latin
-    scripts, so this is the same count for a fraction of the time.
-
-    >>> badness_count("cafÃ© crÃ¨me") == len(BADNESS_RE.findall("cafÃ© crÃ¨me"))
-    True
-    """
-    count = 0
-    for cluster in _TRIGGER_CLUSTER_RE.finditer(text):
-        start = max(0, cluster.start() - BADNESS_CONTEXT)
-        count += len(BADNESS_RE.findall(text, start, cluster.end() + BADNESS_CONTEXT))
-    return count
-
-
-def _double_byte_rows(codec: str, leads: range, trails: range) -> set[str]:
-    """Every char a double-byte codec maps from lead x trail bytes (invalid pairs skipped)."""
-    chars: set[str] = set()
-    for lead in leads:
-        for trail in trails:
-            try:
-                chars.add(bytes((lead, trail)).decode(codec))
-            except UnicodeDecodeError:
-                continue
-    return chars
-
-
-def _char_class(chars: set[str]) -> str:
-    """A regex character class body covering ``chars`` as ranges."""
-    codes = sorted(ord(char) for char in chars)
-    parts: list[str] = []
-    start = prev = codes[0]
-    for code in codes[1:] + [-1]:
-        if code == prev + 1:
-            prev = code
-            continue
-        parts.append(f"\\U{start:08x}" if start == prev else f"\\U{start:08x}-\\U{prev:08x}")
-        start = prev = code
-    return "".join(parts)
-
-
-@functools.cache
-def _rare_cjk_re() -> re.Pattern[str]:
-    """Chars in the CJK class that none of the four national frequent sets contains.
-
-    Built from the codecs themselves (no data file): GB2312 rows 16-55 (level 1, 3755 Hanzi),
-    Big5 0xA440-0xC67E (5401 frequent Hanzi), EUC-JP rows 16-47 (JIS X 0208 level 1),
-    EUC-KR rows 16-40 (KS X 1001's 2350 Hangul), plus all kana. Compiled on first use (~0.3 s
-    once per process, and only for processes that meet CJK text).
-    """
-    frequent = _double_byte_rows("gb2312", range(0xB0, 0xD8), range(0xA1, 0xFF))
-    frequent |= _double_byte_rows("big5", range(0xA4, 0xC7), range(0x40, 0x7F))
-    frequent |= _double_byte_rows("big5", range(0xA4, 0xC6), range(0xA1, 0xFF))
-    frequent |= _double_byte_rows("euc_jp", range(0xB0, 0xD0), range(0xA1, 0xFF))
-    frequent |= _double_byte_rows("euc_kr", range(0xB0, 0xC9), range(0xA1, 0xFF))
-    frequent |= {chr(code) for code in range(0x3040, 0x3100)}
-    frequent |= set(CANTONESE_CHARS)
-    cjk = set()
-    for start, end in re.findall("(.)-(.)", _CJK_CLASS):
-        cjk |= {chr(code) for code in range(ord(start), ord(end) + 1)}
-    return re.compile(f"[{_char_class(cjk - frequent)}]+")
-
-
-@functools.cache
-def _simplified_only_re() -> re.Pattern[str]:
-    """GB2312 Hanzi that neither JIS X 0208 nor Big5 has: simplified forms no Japanese text
-    uses, so beside kana they mean EUC-JP read as GBK (kana rows coincide in both)."""
-    gb2312 = _double_byte_rows("gb2312", range(0xB0, 0xF8), range(0xA1, 0xFF))
-    jis = _double_byte_rows("euc_jp", range(0xB0, 0xF5), range(0xA1, 0xFF))
-    big5 = _double_byte_rows("big5", range(0xA4, 0xFA), range(0x40, 0x7F))
-    big5 |= _double_byte_rows("big5", range(0xA4, 0xFA), range(0xA1, 0xFF))
-    return re.compile(f"[{_char_class(gb2312 - jis - big5)}]+")
-
-
-def _count(runs: re.Pattern[str], text: str) -> int:
-    """How many chars of ``text`` the run pattern ``runs`` covers."""
-    return len(text) - len(runs.sub("", text))
-
-
-# --- Per-char class flags: one table lookup per char instead of one regex pass per class -----
-#
-# Each bit of a flag table says whether a code point is in one of the character classes above.
-# The tables are built by running those very patterns over every BMP code point (every class
-# here is BMP-only), so a bit is set exactly when the pattern matches that char; counting the
-# bits over a text gives what ``_count`` (and ``search``/``findall``) give, at ~1-2 ns a char
-# where each regex pass costs 10-20 ns (numpy: a dependency of py3langid).
-_F_CJK, _F_JAMO, _F_HAN, _F_KANA, _F_HANGUL, _F_TRIGGER, _F_SOUP = 1, 2, 4, 8, 16, 32, 64
-_F_RARE, _F_SIMPLIFIED = 1, 2  # in the second, lazily built table
-_BMP = 0x10000
-_SPACE = 0x20
-
-
-def _flag_table(patterns: tuple[tuple[re.Pattern[str], int], ...]) -> np.ndarray:
-    """A uint8 table over all code points: the bits of the patterns matching each char."""
-    import numpy as np  # imported on first use: a py3langid dependency, slow to import
-
-    table = np.zeros(0x110000, np.uint8)
-    every_bmp_char = "".join(map(chr, range(_BMP)))
-    for pattern, bit in patterns:
-        for run in pattern.finditer(every_bmp_char):
-            table[run.start() : run.end()] |= bit
-    return table
-
-
-#: The flag tables as built by ``scripts/gen_mojibake_flags.py`` (BMP entries; the classes
-#: are BMP-only): building them costs ~0.5 s per process, loading 2 ms.
-#: ``tests/unit/test_mojibake.py`` rebuilds them and checks the file is current.
+#: Per code point of the BMP (every class is BMP-only), the bits of the character classes the
+#: scanner counts (``_mojibake.c``): ``base`` for CJK, jamo, Han, kana, Hangul, ftfy's trigger
+#: characters and Latin-1 letters, ``rare`` for the rare-CJK and simplified-only sets.
+#: ``scripts/gen_mojibake_flags.py`` builds them from the classes' definitions
+#: (``tests/oracles/mojibake.py``), and ``tests/unit/test_mojibake.py`` checks the file is
+#: current.
 FLAGS_FILE = Path(__file__).with_name("mojibake_flags.npz")
 
 
-def _stored_flags(name: str) -> np.ndarray | None:
+@functools.cache
+def _bmp_tables() -> tuple[bytes, bytes]:
+    """The base and rare flag tables (65,536 bytes each), as the scanner takes them."""
     import numpy as np
 
-    try:
-        with np.load(FLAGS_FILE) as stored:
-            bmp = stored[name]
-    except (OSError, KeyError, ValueError):
-        return None  # built below instead
-    table = np.zeros(0x110000, np.uint8)
-    table[: len(bmp)] = bmp
-    return table
-
-
-@functools.cache
-def _base_flags() -> np.ndarray:
-    """Flags of the cheap classes (stored; ~30 ms to build)."""
-    stored = _stored_flags("base")
-    return stored if stored is not None else build_base_flags()
-
-
-def build_base_flags() -> np.ndarray:
-    """:func:`_base_flags` built from the patterns."""
-    return _flag_table((
-        (_CJK_RE, _F_CJK),
-        (_JAMO_RE, _F_JAMO),
-        (re.compile(f"[{_HAN}]+"), _F_HAN),
-        (_KANA_RE, _F_KANA),
-        (re.compile("[\uac00-\ud7a3]+"), _F_HANGUL),  # _HANGUL_SYLLABLE_RE's class
-        (re.compile(f"[{_TRIGGER}]+"), _F_TRIGGER),  # _TRIGGER_CLUSTER_RE's class
-        (_SOUP_RE_CHARS, _F_SOUP),
-    ))
-
-
-@functools.cache
-def _rare_flags() -> np.ndarray:
-    """Flags of the rare-CJK and simplified-only classes (stored; ~0.4 s to build)."""
-    stored = _stored_flags("rare")
-    return stored if stored is not None else build_rare_flags()
-
-
-def build_rare_flags() -> np.ndarray:
-    """:func:`_rare_flags` built from the patterns (the codecs' tables)."""
-    return _flag_table(((_rare_cjk_re(), _F_RARE), (_simplified_only_re(), _F_SIMPLIFIED)))
-
-
-def _code_points(text: str) -> np.ndarray:
-    """The code points of ``text`` (lone surrogates included) as a uint32 array."""
-    import numpy as np  # imported on first use: a py3langid dependency, slow to import
-
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-
-
-def _cjk_share(text: str, codes: np.ndarray | None = None, flags: np.ndarray | None = None) -> float:
-    """Share of CJK chars that look like a wrong CJK decode (0.0 below MIN_CJK_CHARS).
-
-    ``codes``/``flags`` are ``text``'s code points and base flags when the caller has them.
-    Each count equals its regex's: ``_count(_CJK_RE, text)`` etc., ``_HANGUL_SYLLABLE_RE.search``,
-    and ``len(_HAN_SPACE_HAN_RE.findall(text))`` (a match is a Han char, a space, a Han char
-    after it; two matches can never overlap, since the char after a match's Han is a space).
-    """
-    import numpy as np
-
-    if codes is None:
-        codes = _code_points(text)
-    if flags is None:
-        flags = _base_flags()[codes]
-    cjk = int(np.count_nonzero(flags & _F_CJK))
-    if cjk < MIN_CJK_CHARS:
-        return 0.0
-    rare = _rare_flags()[codes]
-    # Han-space-Han triples: at most one per space, so count them only when they could matter.
-    spaces = codes[1:-1] == _SPACE
-    han_space = 0
-    if int(np.count_nonzero(spaces)) >= HAN_SPACE_MIN_SHARE * cjk:
-        han = (flags & _F_HAN) != 0
-        han_space = int(np.count_nonzero(han[:-2] & spaces & han[2:]))
-    return _cjk_share_of(
-        cjk=cjk,
-        rare=int(np.count_nonzero(rare & _F_RARE)),
-        jamo=int(np.count_nonzero(flags & _F_JAMO)),
-        hangul=int(np.count_nonzero(flags & _F_HANGUL)),
-        han_space=han_space,
-        simplified=int(np.count_nonzero(rare & _F_SIMPLIFIED)),
-        kana=int(np.count_nonzero(flags & _F_KANA)),
-    )
+    with np.load(FLAGS_FILE) as stored:
+        return stored["base"].tobytes(), stored["rare"].tobytes()
 
 
 def _cjk_share_of(*, cjk: int, rare: int, jamo: int, hangul: int, han_space: int,
                   simplified: int, kana: int) -> float:
-    """The CJK share from its counts (see :func:`_cjk_share`)."""
+    """The share of CJK chars that look like a wrong CJK decode, from the scanner's counts
+    (0.0 below ``MIN_CJK_CHARS``): rare chars, plus jamo beside Hangul syllables,
+    Han-space-Han pairs when frequent, simplified-only Hanzi beside kana."""
     if cjk < MIN_CJK_CHARS:
         return 0.0
     suspicious = rare
@@ -383,33 +158,17 @@ def mojibake_score(text: str, encoding: str | None = None, *, utf8: bytes | None
         return score
     sample = _sample(text)
     check_cjk = encoding is None or encoding in CJK_DECODERS
-    shares = _shares_compiled(sample, check_cjk) if _compiled is not None else _shares(sample, check_cjk)
+    shares = _shares(sample, check_cjk)
     return min(1.0, max(score, *shares))
 
 
 def _shares(sample: str, check_cjk: bool) -> tuple[float, float, float]:
-    """``(latin, soup, cjk)`` shares of a non-ASCII sample: the reference (numpy, regexes)."""
-    non_ascii = len(sample) - len(sample.encode("ascii", "ignore"))
-    if not non_ascii:
-        return 0.0, 0.0, 0.0
-    import numpy as np
-
-    codes = _code_points(sample)
-    flags = _base_flags()[codes]
-    # Every badness match holds a trigger char, and a soup run 3 letters: without them, 0.
-    latin = badness_count(sample) / non_ascii if np.any(flags & _F_TRIGGER) else 0.0
-    soup = 0.0
-    if np.count_nonzero(flags & _F_SOUP) >= 3:
-        soup = sum(len(run) for run in _SOUP_RE.findall(sample) if len(set(run)) > 1) / non_ascii
-    cjk = _cjk_share(sample, codes, flags) if check_cjk else 0.0
-    return latin, soup, cjk
-
-
-def _shares_compiled(sample: str, check_cjk: bool) -> tuple[float, float, float]:
-    """:func:`_shares` with the character-class counts from one pass in C (``_mojibake.c``);
-    ftfy's badness regex still runs, on the trigger clusters the pass found."""
+    """``(latin, soup, cjk)`` shares of a non-ASCII sample: the character-class counts from
+    one pass in C (``_mojibake.c``); ftfy's badness regex runs on the trigger clusters the
+    pass found (a cluster: trigger chars no more than 10 chars apart, ``BADNESS_CONTEXT``
+    kept on each side)."""
     (non_ascii, cjk, jamo, hangul, kana, soup_len, han_space, rare, simplified,
-     clusters) = _compiled.scan(sample, *_bmp_tables())
+     clusters) = scanner.scan(sample, *_bmp_tables())
     if not non_ascii:
         return 0.0, 0.0, 0.0
     findall = BADNESS_RE.findall
@@ -420,12 +179,6 @@ def _shares_compiled(sample: str, check_cjk: bool) -> tuple[float, float, float]
         share = _cjk_share_of(cjk=cjk, rare=rare, jamo=jamo, hangul=hangul, han_space=han_space,
                               simplified=simplified, kana=kana)
     return latin, soup_len / non_ascii, share
-
-
-@functools.cache
-def _bmp_tables() -> tuple[bytes, bytes]:
-    """The base and rare flag tables' BMP entries, as the C scanner takes them."""
-    return _base_flags()[:_BMP].tobytes(), _rare_flags()[:_BMP].tobytes()
 
 
 def is_mojibake(score: float | None) -> bool:

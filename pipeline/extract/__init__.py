@@ -7,9 +7,9 @@ Public API: :func:`pipeline.extract.extract` (see ``extract.py``) with
 
 from __future__ import annotations
 
-from pipeline.extract.document import CAPPED, native_status
+from pipeline.extract.document import CAPPED
 from pipeline.extract.extract import extract
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.options import ExtractOptions
 
-__all__ = ["CAPPED", "Extracted", "ExtractOptions", "Link", "extract", "native_status"]
+__all__ = ["CAPPED", "Extracted", "ExtractOptions", "Link", "extract"]

@@ -2153,7 +2153,7 @@ static PyMethodDef Document_methods[] = {
 
 static PyTypeObject DocumentType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "pipeline.extract._document.Document",
+    .tp_name = "pipeline.native._document.Document",
     .tp_doc = "Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0): UTF-8 "
               "parsed by Lexbor as an HTML document, the parse stopped (ParseLimitError) past "
               "a limit (0: none) or the thread CPU deadline",
@@ -2210,7 +2210,7 @@ PyMODINIT_FUNC PyInit__document(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     ParseLimitError = PyErr_NewExceptionWithDoc(
-        "pipeline.extract._document.ParseLimitError",
+        "pipeline.native._document.ParseLimitError",
         "ParseLimitError(code, message): the parse was stopped by a limit", PyExc_ValueError, NULL);
     if (ParseLimitError == NULL || PyModule_AddObjectRef(m, "ParseLimitError", ParseLimitError) < 0 ||
         PyModule_AddObjectRef(m, "Document", (PyObject *)&DocumentType) < 0 ||

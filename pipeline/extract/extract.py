@@ -1,34 +1,26 @@
 """The extraction step: one parse, every field (metadata, links, main text, language).
 
-Order matters: metadata and links read the tree as parsed, then the main-text extractor
-prunes and marks the same tree (it is the only mutating reader).
+Metadata and links come from one compiled walk over the parsed tree, the main text from
+another (which leaves the tree as parsed, so a second main-text pass reads it again).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
 
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.extract import document
-from pipeline.extract.document import ExtractionLimit, estimate_limits, parser_input
+from pipeline.extract.document import ExtractionLimit, parser_input
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
-from pipeline.extract.links import (
-    PACKED,
-    LinkCandidate,
-    Packed,
-    extract_links,
-    link_candidates,
-    refresh_candidate,
-)
-from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
-from pipeline.extract.meta import Metadata, extract_metadata, head_facts
+from pipeline.extract.links import LinkCandidate, extract_links, refresh_candidate
+from pipeline.extract.main_text import Block, main_text_of
+from pipeline.extract.meta import Metadata, extract_metadata
 from pipeline.extract.options import ExtractOptions
-from pipeline.extract.reference_tree import Scan, parse_document, scan
 from pipeline.extract.url_attributes import KINDS
 from pipeline.extract.url_resolution import parse_url
+from pipeline.native import document as core
 
 _DEFAULT_OPTIONS = ExtractOptions()
 _REFRESH = KINDS.index("refresh")
@@ -89,33 +81,17 @@ def extract(
     data, capped = parser_input(text, utf8, options.max_parse_bytes)
     if capped:
         errors.append(capped)
-    fast = document.NATIVE
-    found: Scan | None = None
-    tree: Any
     limits = options.max_links.as_tuple()
-    dropped: list[int] = [0] * len(KINDS)
-    packed: Packed | None = None
-    candidates: list[LinkCandidate] = []
     try:
-        if fast:  # the compiled core: the same results (tests/unit/test_document.py), faster
-            tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
-            if PACKED:  # (the candidates stay packed until the links are made)
-                elements, packed, dropped, refresh, facts = document.packed_facts(tree, limits)
-            else:
-                elements, candidates, dropped, refresh, facts = document.facts(tree, limits)
-        else:
-            estimate_limits(data, options.max_open_elements, options.max_attributes)
-            tree = parse_document(data)
-            found = scan(tree)
-            elements = found.elements
+        tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
+        # (the candidates stay packed until the links are made)
+        elements, packed, dropped, refresh, facts = document.facts(tree, limits)
         _check_budget(deadline, budget, "the parse")
     except Exception as exc:  # a limit, or nothing to extract from: the caller records why
         return _empty(page_url, (*errors, _failure("parse", exc)))
 
     meta = Metadata(None, None, {}, None, page_url, None, None)
     try:
-        if found is not None:
-            facts = head_facts(found)
         meta = extract_metadata(facts, page_url, doc_encoding)
     except Exception as exc:  # a bug must not cost the record its other fields
         errors.append(_failure("metadata", exc))
@@ -123,8 +99,7 @@ def extract(
     links: tuple[Link, ...] = ()
     bad_urls = 0
     try:
-        if found is not None:
-            candidates, dropped, refresh = link_candidates(found, limits)
+        candidates: list[LinkCandidate] = []  # (the refresh; the walk's stay packed)
         target = refresh_candidate(refresh, meta.base_url, page_url, doc_encoding)
         if target is not None:
             if limits[_REFRESH] > 0:
@@ -142,7 +117,7 @@ def extract(
     try:
         prune = elements <= options.max_pruned_elements
         first = options if prune else _without_pruning(options)
-        blocks, visible_length, visible = _blocks(tree, first, found)
+        blocks, visible_length, visible = _blocks(tree, first)
         main_text = main_text_of(blocks, first)
         if (
             prune
@@ -151,10 +126,9 @@ def extract(
             and len(main_text) < options.fallback_min_chars
             and visible_length >= FALLBACK_RATIO * options.fallback_min_chars
         ):
-            # Score again without the class/id patterns (the Python path pruned and
-            # marked the tree: it needs a fresh parse).
+            # Score again without the class/id patterns.
             retry = replace(options, prune_patterns=False)
-            again, _, _ = _blocks(tree if fast else parse_document(data), retry, None)
+            again, _, _ = _blocks(tree, retry)
             second = main_text_of(again, retry)
             if len(second) > len(main_text):
                 main_text = second
@@ -215,17 +189,13 @@ def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
     )
 
 
-def _blocks(tree: Any, options: ExtractOptions, found: Scan | None) -> tuple[list[Block], int, str]:
+def _blocks(tree: core.Document, options: ExtractOptions) -> tuple[list[Block], int, str]:
     """(ExtractContent blocks, visible text length, its first ``VISIBLE_PREFIX`` characters):
-    the compiled walk over a :func:`pipeline.extract.document.parse` tree, or the Python
-    reference (which mutates the selectolax ``tree``) on the reference path."""
-    if document.NATIVE:
-        return document.main_text(tree, options.drop_boilerplate_tags, options.drop_hidden,
-                                  options.prune_patterns, options.prefer_article,
-                                  options.prune_max_share, options.article_min_share,
-                                  VISIBLE_PREFIX)
-    marked, visible = marked_text(tree, options, found.invisible if found is not None else None)
-    return prepare_blocks(marked), len(visible), visible[:VISIBLE_PREFIX]
+    the compiled walk over a :func:`pipeline.extract.document.parse` tree."""
+    return document.main_text(tree, options.drop_boilerplate_tags, options.drop_hidden,
+                              options.prune_patterns, options.prefer_article,
+                              options.prune_max_share, options.article_min_share,
+                              VISIBLE_PREFIX)
 
 
 def _without_pruning(options: ExtractOptions) -> ExtractOptions:

@@ -22,11 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.extract import lang_automaton
-
-try:
-    from pipeline.extract import _dfa  # type: ignore[attr-defined]
-except ImportError:  # built without a compiler: py3langid's Python walk
-    _dfa = None
+from pipeline.native import dfa
 
 #: Below this normalised probability the detector's answer is not recorded.
 MIN_DETECTED = 0.5
@@ -128,11 +124,8 @@ def _load_model(model_file: Path) -> tuple[tuple[Any, ...], lang_automaton.Autom
 
 @lru_cache(maxsize=1)
 def _identifier() -> Any:
-    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
-
-    if _dfa is None:
-        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     import numpy as np
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
     class CompiledWalk(LanguageIdentifier):
         """py3langid with its byte DFA walk and its scoring in C (``_dfa.c``): the same
@@ -153,10 +146,10 @@ def _identifier() -> Any:
                     self._pc32, self._aliases)
 
         def _decide(self, text: str | bytes) -> Any:
-            return np.array(_dfa.probabilities(*self._args(self._encode(text))))
+            return np.array(dfa.probabilities(*self._args(self._encode(text))))
 
         def classify(self, text: str | bytes) -> tuple[str, float]:
-            index, probability = _dfa.classify(*self._args(self._encode(text)))
+            index, probability = dfa.classify(*self._args(self._encode(text)))
             return self.nb_classes[index], probability
 
     path = Path(MODEL_FILE)

@@ -2,10 +2,11 @@
 boilerplate removal the best extractors do first.
 
 The original (``extractcontent.rb``) splits raw HTML on ``div``/``td``/``center`` tags
-with regular expressions; here the blocks are cut from the parsed tree: a marker text
-node is inserted at the start and end of every block element and of every link, the
-container's text is read once (one C call) and split on the markers. Scoring follows
-the original step by step:
+with regular expressions; here the blocks are cut from the parsed tree: the compiled walk
+(:func:`pipeline.extract.document.main_text`) marks the start and end of every block
+element and of every link in the scoring scope's text, and cuts that text into blocks
+(``tests/oracles/walks.py`` restates it over selectolax's tree). Scoring follows the
+original step by step:
 
 - a block whose non-link text is shorter than 20 characters per link is a link block
   and dropped (``eliminate_link``); so is one shorter than ``min_length``. The
@@ -39,16 +40,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
-
 from pipeline.extract.options import DEFAULT_WASTE_EXPRESSIONS, ExtractOptions
-from pipeline.extract.reference_tree import tag_ids
 
-#: Never rendered as text (or not text at all): removed before anything is measured.
-INVISIBLE_SELECTOR = (
-    "script, style, noscript, template, svg, math, iframe, object, embed, canvas, select, "
-    "textarea, button, input, video, audio, map, datalist, dialog, title"
-)
 #: Structural boilerplate: dropped when it holds less than ``prune_max_share`` of the text
 #: (an ASP.NET page wraps everything in one ``form``).
 BOILERPLATE_TAGS = frozenset({"nav", "aside", "footer", "form", "menu"})
@@ -64,14 +57,6 @@ BOILERPLATE_PATTERNS = (
     "recommend", "sponsor", "byline", "author", "caption", "tags", "toolbar", "signup",
     "masthead", "header", "menu", "nav",
 )
-#: Candidates come from short CSS selector lists (Lexbor tests every element against every
-#: selector, so ``[class], [id]`` plus a tag-id test in Python beats 30 ``tag[class]``
-#: selectors); the attribute tests run on what they return.
-_STRUCTURE_CANDIDATES = ", ".join([*sorted(BOILERPLATE_TAGS), "[role]", "[hidden]",
-                                   "[aria-hidden]", "[style]"])
-_PATTERN_CANDIDATES = "[class], [id]"
-_BOILERPLATE_TAG_IDS = frozenset(tag_ids(BOILERPLATE_TAGS))
-_PATTERN_TAG_IDS = frozenset(tag_ids(PATTERN_TAGS))
 HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.ASCII | re.IGNORECASE)
 #: Elements that start and end an ExtractContent block (the original's div/td/center,
 #: plus the HTML5 sectioning and table/list containers that play their role today).
@@ -92,15 +77,6 @@ MARK_KINDS: dict[str, int] = {
 #: one. Outside, td/th keep the original's block role (table-layout pages).
 CONTAINER_MARK_KINDS: dict[str, int] = {**MARK_KINDS, "td": LINE_START, "th": LINE_START,
                                         "table": LINE_START}
-# The reference walk dispatches on selectolax's tag ids.
-_MARK_KINDS = {tag_id: MARK_KINDS[name] for tag_id, name in tag_ids(tuple(MARK_KINDS)).items()}
-_CONTAINER_MARK_KINDS = {tag_id: CONTAINER_MARK_KINDS[name]
-                         for tag_id, name in tag_ids(tuple(CONTAINER_MARK_KINDS)).items()}
-
-_HARD = "\ue000"  # block boundary
-_LINK_OPEN = "\ue001"
-_LINK_CLOSE = "\ue002"
-_LINE = "\ue003"
 #: The original's "waste" penalty per match (0.72 ** matches).
 WASTE_PENALTY = 0.72
 #: A block is a link block when its non-link text is shorter than this per link.
@@ -110,67 +86,6 @@ LINK_TEXT_PER_LINK = 20
 @lru_cache(maxsize=32)
 def _compiled(expression: str) -> re.Pattern[str]:
     return re.compile(expression)
-
-
-def _unique(nodes: list[LexborNode]) -> list[LexborNode]:
-    """Lexbor returns a node once per matching selector of a list: keep the first."""
-    seen: set[int] = set()
-    out = []
-    for node in nodes:
-        key = node.mem_id
-        if key not in seen:
-            seen.add(key)
-            out.append(node)
-    return out
-
-
-def _text_length(node: LexborNode) -> int:
-    # Characters of the text with every text node stripped (indentation does not count).
-    return len(node.text(strip=True))
-
-
-def _remove(nodes: list[LexborNode]) -> None:
-    """Decompose ``nodes`` (in document order) in reverse, so that a descendant is always
-    detached before its ancestor is destroyed (no node is touched after it is freed)."""
-    for node in reversed(nodes):
-        node.decompose()
-
-
-def _structural_test(options: ExtractOptions) -> Callable[[LexborNode], bool]:
-    """Whether a node is hidden or structural boilerplate (nav, aside, footer, ...)."""
-    tags = options.drop_boilerplate_tags
-    hidden = options.drop_hidden
-    tag_ids = _BOILERPLATE_TAG_IDS
-    hidden_style = HIDDEN_STYLE.search
-
-    def test(node: LexborNode) -> bool:
-        if tags and node.tag_id in tag_ids:
-            return True
-        attrs = node.attributes
-        if hidden and (
-            "hidden" in attrs
-            or (attrs.get("aria-hidden") or "").lower() == "true"
-            or hidden_style(attrs.get("style") or "") is not None
-        ):
-            return True
-        return tags and (attrs.get("role") or "").lower() in BOILERPLATE_ROLES
-
-    return test
-
-
-def _classed_test(patterns: re.Pattern[str]) -> Callable[[LexborNode], bool]:
-    """Whether a container element's class or id names boilerplate."""
-    tag_ids = _PATTERN_TAG_IDS
-    search = patterns.search
-
-    def test(node: LexborNode) -> bool:
-        if node.tag_id not in tag_ids:  # an int test before building the attributes
-            return False
-        attrs = node.attributes
-        names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-        return len(names) > 1 and search(names.lower()) is not None
-
-    return test
 
 
 def _trie(words: list[str]) -> str:
@@ -200,78 +115,6 @@ def _trie(words: list[str]) -> str:
 def boilerplate_pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
     """One regular expression for the class/id words (a trie of alternatives)."""
     return re.compile(_trie(list(patterns)))
-
-
-def _prune(scope: LexborNode, selector: str, test: Callable[[LexborNode], bool], max_share: float) -> None:
-    """Remove the nodes under ``scope`` matching ``selector`` and ``test`` that hold less
-    than ``max_share`` of ``scope``'s text.
-
-    Shares are measured before anything is removed (unguarded, 6 of the 181 benchmark
-    pages come out empty).
-    """
-    matched = [node for node in scope.css(selector) if test(node)]
-    if not matched:
-        return
-    limit = max_share * _text_length(scope)
-    scope_id = scope.mem_id
-    # Deduplicate (a node matching two selectors comes twice) only what the test kept.
-    doomed = [
-        node for node in _unique(matched)
-        if node.mem_id != scope_id and _text_length(node) < limit
-    ]
-    _remove(doomed)
-
-
-def _container(root: LexborNode, total: int, options: ExtractOptions) -> LexborNode:
-    """``[itemprop=articleBody]`` or the biggest ``article``, when it holds enough text."""
-    best: LexborNode | None = None
-    best_length = 0
-    for node in root.css("[itemprop=articleBody], article"):
-        length = _text_length(node)
-        if length > best_length:
-            best, best_length = node, length
-    if best is not None and best_length >= options.article_min_share * total and best_length > 0:
-        return best
-    return root
-
-
-def _mark(root: LexborNode, in_container: bool = False) -> None:
-    """Insert the marker text nodes (one walk; the nodes are collected before the tree
-    changes)."""
-    kinds = _CONTAINER_MARK_KINDS if in_container else _MARK_KINDS
-    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
-    for node, kind in marked:
-        if kind == BLOCK:
-            node.insert_before(_HARD)
-            node.insert_after(_HARD)
-        elif kind == LINE_START:
-            node.insert_before(_LINE)
-        else:
-            node.insert_before(_LINK_OPEN)
-            node.insert_after(_LINK_CLOSE)
-
-
-def _split_links(block: str) -> tuple[str, int]:
-    """The block's text outside links, and how many links it has."""
-    parts = block.split(_LINK_OPEN)
-    if len(parts) == 1:
-        return block, 0
-    outside = [parts[0]]
-    for part in parts[1:]:
-        close = part.find(_LINK_CLOSE)
-        if close >= 0:
-            outside.append(part[close + 1 :])
-    return " ".join(outside), len(parts) - 1
-
-
-def _clean(block: str) -> str:
-    lines = block.replace(_LINK_OPEN, "").replace(_LINK_CLOSE, "").split(_LINE)
-    out = []
-    for line in lines:
-        words = line.split()
-        if words:
-            out.append(" ".join(words))
-    return "\n".join(out)
 
 
 def _waste_counter(expression: str) -> Callable[[bytes, bool], int]:
@@ -332,26 +175,6 @@ def _places(data: bytes, needle: bytes) -> list[int]:
 Block = tuple[int, int, bytes, bool, int, bytes]
 
 
-def _maybe_waste(text: bytes) -> bool:
-    low = text.lower()  # (bytes.lower() is ASCII's)
-    return b"copyr" in low or b"all r" in low
-
-
-def prepare_blocks(marked: str) -> list[Block]:
-    """Cut marked text into ExtractContent blocks, dropping empty and blank ones (the
-    pure-Python reference of :func:`pipeline.extract.document.blocks`)."""
-    out = []
-    for block in marked.split(_HARD):
-        if block.isspace() or not block:
-            continue
-        notlinked, links = _split_links(block)
-        # (str.translate with a dict costs 20x more than these replaces)
-        notlinked = " ".join(notlinked.replace(_LINE, " ").replace(_LINK_CLOSE, " ").split())
-        data = notlinked.encode()
-        out.append((len(block), len(notlinked), data, _maybe_waste(data), links, _clean(block).encode()))
-    return out
-
-
 def score_blocks(blocks: list[Block], options: ExtractOptions) -> list[str]:
     """ExtractContent's scoring and clustering over prepared blocks.
 
@@ -396,39 +219,6 @@ def score_blocks(blocks: list[Block], options: ExtractOptions) -> list[str]:
         if cluster_score > best_score:
             best_body, best_score = cluster_body, cluster_score
     return [text.decode() for text in best_body if text]
-
-
-def marked_text(
-    tree: LexborHTMLParser, options: ExtractOptions, invisible: list[LexborNode] | None = None
-) -> tuple[str, str]:
-    """The scoring scope's text with ExtractContent's block, line and link markers, and
-    the document's whole visible text — the pure-Python reference of
-    :func:`pipeline.extract.document.main_text`.
-
-    The visible text is the body's text nodes, each stripped, joined by spaces.
-    ``invisible`` is the never-rendered elements in tree order when the caller already has
-    them (:func:`pipeline.extract.reference_tree.scan`). MUTATES ``tree`` (boilerplate is removed
-    and markers inserted): run every other extractor on the tree first.
-    """
-    root = tree.body
-    if root is None or root.parent is None:
-        # No body, or one the tree builder took out of the document (a frameset replaced
-        # it: HTML Standard §13.2.6.4.7, "frameset" start tag): nothing of it is rendered.
-        return "", ""
-    _remove(_unique(tree.css(INVISIBLE_SELECTOR)) if invisible is None else invisible)
-    visible = root.text(separator=" ", strip=True, skip_empty=True)
-    if not visible:
-        return "", ""
-    scope = _container(root, len(visible), options) if options.prefer_article else root
-    # Phase 1, structure and visibility; phase 2, class/id patterns, their share measured
-    # against the text phase 1 left.
-    if options.drop_boilerplate_tags or options.drop_hidden:
-        _prune(scope, _STRUCTURE_CANDIDATES, _structural_test(options), options.prune_max_share)
-    if options.prune_patterns:
-        _prune(scope, _PATTERN_CANDIDATES, _classed_test(boilerplate_pattern(BOILERPLATE_PATTERNS)),
-               options.prune_max_share)
-    _mark(scope, in_container=scope.mem_id != root.mem_id)
-    return scope.text(), visible
 
 
 def main_text_of(blocks: list[Block], options: ExtractOptions) -> str:

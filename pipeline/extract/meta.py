@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.extract.infra import ASCII_WHITESPACE, strip_and_collapse, strip_ascii
-from pipeline.extract.links import rel_keywords
-from pipeline.extract.reference_tree import Scan, is_html_element
 from pipeline.extract.url_resolution import resolve_url
 
 #: OpenGraph and Twitter keys collected (``og:image`` and ``twitter:image`` are resolved).
@@ -48,9 +46,9 @@ def document_title(child_text: str | None) -> str | None:
     order)" — an HTML ``title``: SVG's ``title`` elements do not count. None when there
     is no title element (``document.title`` would be the empty string).
 
-    >>> from pipeline.extract.reference_tree import parse_document, scan
-    >>> tree = parse_document("<svg><title>no</title></svg><title> A \\n b </title>")
-    >>> document_title(head_facts(scan(tree)).title)
+    >>> from pipeline.extract.document import facts, parse
+    >>> tree = parse("<svg><title>no</title></svg><title> A \\n b </title>".encode(), 0, 0, 0.0)
+    >>> document_title(facts(tree, (0,) * 7)[4].title)
     'A b'
     """
     return strip_and_collapse(child_text) if child_text is not None else None
@@ -74,8 +72,7 @@ def document_base_url(href: str | None, url: str | None, encoding: str) -> tuple
 @dataclass(frozen=True, slots=True)
 class HeadFacts:
     """What metadata reads off the tree (attribute values as written; None when absent or
-    value-less): :func:`head_facts` through selectolax, or the compiled walk
-    (:func:`pipeline.extract.document.facts`) in one pass."""
+    value-less), from the compiled walk (:func:`pipeline.extract.document.facts`)."""
 
     metas: list[tuple[str | None, str | None, str]]  # (property, name, content): a content, a wanted key
     base_href: str | None  # the href of the first base element that has one
@@ -92,27 +89,6 @@ def wanted_key(key: str | None) -> bool:
     (True, False, False)
     """
     return key is not None and key.strip(ASCII_WHITESPACE).lower() in WANTED_KEYS
-
-
-def head_facts(found: Scan) -> HeadFacts:
-    """:class:`HeadFacts` through selectolax (the reference of the compiled walk)."""
-    metas = []
-    for meta in found["meta"]:
-        attrs = meta.attributes
-        content = attrs.get("content")
-        key_property, key_name = attrs.get("property"), attrs.get("name")
-        if content is not None and (wanted_key(key_property) or wanted_key(key_name)):
-            metas.append((key_property, key_name, content))
-    base_href = next((h for h in (b.attributes.get("href") for b in found["base"]) if h is not None), None)
-    title = next((node.text(deep=False) for node in found["title"] if is_html_element(node)), None)
-    links = []
-    for link in found["link"]:
-        attrs = link.attributes
-        href, rel = attrs.get("href"), attrs.get("rel")
-        if href is not None and "canonical" in rel_keywords(rel):
-            links.append((href, rel))
-    roots = found["html"]
-    return HeadFacts(metas, base_href, title, links, roots[0].attributes.get("lang") if roots else None)
 
 
 def extract_metadata(facts: HeadFacts, url: str | None, encoding: str) -> Metadata:

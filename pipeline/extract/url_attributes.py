@@ -11,7 +11,7 @@ absolute URLs", "comma-separated list of image candidate strings"):
 | ``link`` | ``href`` | navigation or resource (by ``rel``) | one URL |
 | ``base`` | ``href`` | metadata | one URL, against the fallback base URL |
 | ``img``, ``script``, ``iframe``, ``frame``, ``embed``, ``audio``, ``video``, ``source``, ``track``, ``input type=image`` | ``src`` | resource | one URL |
-| ``img``, ``source`` | ``srcset`` | resource | image candidates (:mod:`~pipeline.extract.srcset`) |
+| ``img``, ``source`` | ``srcset`` | resource | image candidates (*parse a srcset attribute*) |
 | ``video`` | ``poster`` | resource | one URL |
 | ``object`` | ``data`` | resource | one URL |
 | ``body``, ``table``, ``td``, ``th`` | ``background`` | resource | one URL (obsolete, still loaded) |
@@ -23,9 +23,9 @@ absolute URLs", "comma-separated list of image candidate strings"):
 | any element | ``itemid`` | metadata | one URL |
 | any element | ``itemtype`` | metadata | space-separated URLs |
 | ``meta http-equiv=refresh`` | ``content`` | refresh | :mod:`~pipeline.extract.refresh` |
-| any element | ``style`` | css | :mod:`~pipeline.extract.css_urls` |
-| ``style`` | (its text) | css | :mod:`~pipeline.extract.css_urls` |
-| ``script`` without ``src``, JavaScript or JSON | (its text) | script-string | :mod:`~pipeline.extract.script_strings` |
+| any element | ``style`` | css | CSS tokenization: its URLs |
+| ``style`` | (its text) | css | CSS tokenization: its URLs |
+| ``script`` without ``src``, JavaScript or JSON | (its text) | script-string | its URL-like string literals |
 
 Kinds: ``navigation`` (a hyperlink a user or a crawler follows), ``resource`` (what the
 browser fetches to show the page), ``form`` (where a form is submitted), ``refresh`` (where
@@ -111,47 +111,6 @@ JAVASCRIPT_TYPES = frozenset({
 })
 #: Script types whose text is JSON: import maps and speculation rules (§4.12.1.1).
 JSON_SCRIPT_TYPES = frozenset({"importmap", "speculationrules"})
-_ASCII_WHITESPACE = "\t\n\x0c\r "
-
-
-def script_is_read(script_type: str | None, language: str | None) -> bool:
-    """Whether a ``script`` element's text is read for URL-like strings: a classic or module
-    script (HTML Standard §4.12.1.1 "the script's type"), an import map or speculation
-    rules, or a JSON data block (MIME Sniffing §4.6: a JSON MIME type, ``application/json``,
-    ``text/json`` or ``*/*+json``; ``application/ld+json``).
-
-    >>> [script_is_read(t, None) for t in (None, "", " TEXT/JavaScript ", "module", "application/ld+json")]
-    [True, True, True, True, True]
-    >>> [script_is_read(t, None) for t in ("text/template", "text/javascript; x=1", "text/html")]
-    [False, False, False]
-    >>> script_is_read(None, "JavaScript"), script_is_read(None, "vbscript")
-    (True, False)
-    """
-    if script_type is None:
-        # "the type attribute is absent and ... the language attribute is absent or empty",
-        # else "text/" followed by the language attribute's value.
-        if not language:
-            return True
-        essence = "text/" + language.lower()
-        return essence in JAVASCRIPT_TYPES
-    essence = script_type.strip(_ASCII_WHITESPACE).lower()
-    if essence == "" or essence in JAVASCRIPT_TYPES or essence == "module" or essence in JSON_SCRIPT_TYPES:
-        return True
-    # A data block: read when its MIME type's essence is a JSON MIME type (parameters allowed).
-    essence = essence.split(";", 1)[0].strip(_ASCII_WHITESPACE)
-    return essence in ("application/json", "text/json") or (
-        "/" in essence and essence.endswith("+json"))
-
-
-def link_kind(rel_keywords: tuple[str, ...]) -> Kind:
-    """The kind of a ``link href`` with these (lowercased) rel keywords.
-
-    >>> link_kind(("stylesheet",)), link_kind(("shortcut", "icon")), link_kind(("canonical",)), link_kind(())
-    ('resource', 'resource', 'navigation', 'navigation')
-    """
-    return "resource" if RESOURCE_RELS.intersection(rel_keywords) else "navigation"
-
-
 _FORMS: dict[tuple[str, str], int] = {
     (tag, attr): form for tag, entries in ELEMENT_ATTRIBUTES.items() for attr, _, form in entries
 }

@@ -15,14 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ada_url import URL
-
 from pipeline.extract.query_encoding import UTF8_OUTPUT, percent_encode_query
-
-try:  # ada compiled into the project's own extension (setup.py), parsed behind _ada_base.h
-    from pipeline.extract import _urls  # type: ignore[attr-defined]
-except ImportError:  # built without a compiler: ada-url's public Python API serves
-    _urls = None
+from pipeline.native import urls
 
 #: Special schemes (URL Standard §4.1) whose query takes the document encoding; the query
 #: state sets encoding to UTF-8 "If url is not special or url's scheme is "ws" or "wss"".
@@ -58,30 +52,19 @@ def _input_query(href: str) -> str | None:
 
 
 def _ada_parse(href: str, base: str | None) -> tuple[str, str] | None:
-    """Basic URL parser (UTF-8): the href and hostname, or None on failure."""
+    """Basic URL parser (UTF-8; ada compiled into ``_urls``): the href and hostname, or None
+    on failure."""
     try:
         base_data = base.encode("utf-8") if base is not None else None
     except UnicodeEncodeError:  # a lone surrogate: not a scalar value string
         return None
-    return _ada_parse_bytes(href, base_data, base)
+    return urls.parse(href, base_data)
 
 
-def _ada_parse_bytes(href: str, base_data: bytes | None, base: str | None) -> tuple[str, str] | None:
-    if _urls is not None:
-        parsed: tuple[str, str] | None = _urls.parse(href, base_data)
-        return parsed
-    try:
-        href.encode("utf-8")
-        url = URL(href, base) if base is not None else URL(href)
-    except (ValueError, UnicodeEncodeError):  # a parse failure, or a lone surrogate
-        return None
-    return url.href, url.hostname
-
-
-def _ada_href(href: str, base_data: bytes | None, base: str | None) -> str | None:
-    """:func:`_ada_parse_bytes`'s href alone (one-at-a-time resolution; a document's hrefs
-    go through :meth:`Resolver.many` and the batch parser)."""
-    parsed = _ada_parse_bytes(href, base_data, base)
+def _ada_href(href: str, base_data: bytes | None) -> str | None:
+    """The href alone of ``href`` parsed against ``base_data`` (one-at-a-time resolution; a
+    document's hrefs go through :meth:`Resolver.many` and the batch parser)."""
+    parsed = urls.parse(href, base_data)
     return None if parsed is None else parsed[0]
 
 
@@ -118,29 +101,26 @@ class Resolver:
         if href.startswith(("https://", "http://")):
             # An absolute http(s) URL: the base plays no part ("special authority
             # ignore slashes" either way).
-            url = _ada_href(href, None, None)
+            url = _ada_href(href, None)
         elif (self._origin is not None and href[:1] == "/" and href[1:2] != "\\"
               and href[:3].isprintable()):  # (the parser drops tabs and newlines first)
             if href[1:2] != "/":
-                url = _ada_href(self._origin + href, None, None)  # path-absolute
+                url = _ada_href(self._origin + href, None)  # path-absolute
             elif href[2:3] not in ("/", "\\", "") and self._scheme is not None:
-                url = _ada_href(self._scheme + href, None, None)  # scheme-relative
+                url = _ada_href(self._scheme + href, None)  # scheme-relative
             else:
-                url = _ada_href(href, self._base_data, self._base)
+                url = _ada_href(href, self._base_data)
         else:
-            url = _ada_href(href, self._base_data, self._base)
+            url = _ada_href(href, self._base_data)
         if url is not None:
             url = _document_encoded(href, (url, ""), self._encoding)[0]
         cache[href] = url
         return url
 
-    def compiled_args(self) -> tuple[bytes | None, Callable[[str, str], str] | None, bool] | None:
+    def compiled_args(self) -> tuple[bytes | None, Callable[[str, str], str] | None, bool]:
         """What ``_urls.links`` needs to resolve as :meth:`many` does: (base as UTF-8,
         the re-encoding of a resolved URL's query in the document's encoding or None when
-        queries stay UTF-8, whether every href needs it rather than only non-ASCII ones);
-        None without the batch parser."""
-        if _urls is None:
-            return None
+        queries stay UTF-8, whether every href needs it rather than only non-ASCII ones)."""
         encoding = self._encoding
         if encoding in UTF8_OUTPUT:
             return self._base_data, None, False
@@ -151,16 +131,14 @@ class Resolver:
     def many(self, hrefs: list[str]) -> list[str | None]:
         """``[self(href) for href in hrefs]``, the uncached ones parsed in one C call."""
         cache = self._cache
-        if _urls is None:
-            return [self(href) for href in hrefs]
         todo = [href for href in dict.fromkeys(hrefs) if href not in cache]
         if todo:
             encoding = self._encoding
-            urls = _urls.hrefs(todo, self._base_data)
+            parsed = urls.hrefs(todo, self._base_data)
             if encoding in UTF8_OUTPUT:  # queries stay UTF-8: nothing to re-encode
-                cache.update(zip(todo, urls, strict=True))
+                cache.update(zip(todo, parsed, strict=True))
             else:
-                for href, url in zip(todo, urls, strict=True):
+                for href, url in zip(todo, parsed, strict=True):
                     if url is not None:
                         url = _document_encoded(href, (url, ""), encoding)[0]
                     cache[href] = url

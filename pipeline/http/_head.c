@@ -11,8 +11,8 @@
 #include <Python.h>
 #include <string.h>
 
-#define MAX_HEAD (1 << 20)         /* message.MAX_HEAD */
-#define MAX_FIELD_LINE (256 << 10) /* message.MAX_FIELD_LINE */
+#define MAX_HEAD (1 << 20)         /* tests/oracles/http_head.py: MAX_HEAD */
+#define MAX_FIELD_LINE (256 << 10) /* tests/oracles/http_head.py: MAX_FIELD_LINE */
 
 /* The notes, kept in the order they are first met (message.parse_head's dict.fromkeys). */
 enum { NO_HEADER_END, OVER_CAP, LF_ONLY, NO_COLON, NOTE_KINDS };

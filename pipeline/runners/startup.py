@@ -58,11 +58,9 @@ def start_worker() -> None:
     from pipeline.sinks.parquet import use_reusing_memory_pool
 
     use_reusing_memory_pool()
-    try:
-        from pipeline.runners import _malloc  # type: ignore[attr-defined]
-    except ImportError:  # built without a compiler: the C library's default stays
-        return
-    _malloc.set_thresholds(MMAP_THRESHOLD, TRIM_THRESHOLD)
+    from pipeline.native import malloc
+
+    malloc.set_thresholds(MMAP_THRESHOLD, TRIM_THRESHOLD)
 
 
 def settle_heap() -> None:

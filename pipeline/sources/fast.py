@@ -38,12 +38,13 @@ from __future__ import annotations
 
 import io
 import uuid
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import BinaryIO
 
 from fastwarc.warc import ArchiveIterator
 
 from pipeline.errors import RecordError
+from pipeline.native import fields
 from pipeline.sources.containers import (
     MEMBER_HEAD,
     ZSTD_DICT_MAGIC,
@@ -55,11 +56,6 @@ from pipeline.sources.containers import (
 from pipeline.sources.record import RawRecord
 from pipeline.sources.record import new_record as _new_record
 from pipeline.sources.warc import KEEP_BLOCK, MAX_METADATA_BLOCK, read_careful, valid_content_length
-
-try:
-    from pipeline.sources._fields import warc_fields  # type: ignore[import-not-found]
-except ImportError:  # built without a compiler: the reference below
-    warc_fields = None
 
 #: Bytes of the file kept behind FastWARC's reads for the checks (it reads 64 KiB at a time).
 WINDOW = 1 << 20
@@ -168,38 +164,6 @@ FIELDS = ("content-length", "warc-type", "warc-record-id", "warc-target-uri", "w
           "content-type", "warc-concurrent-to")
 
 
-def warc_fields_python(items: Iterable[tuple[str, str]], names: tuple[str, ...]) -> tuple | None:
-    """What the fast path reads of a record's header (FastWARC's ``headers.items()``): for
-    each of ``names`` (lowercase) the value of the first item whose key lowered equals it,
-    else None (the careful reader's rule for a repeated name), then the bytes the lines take
-    written "key: value" CRLF in UTF-8. None instead when the careful reader could read the
-    header otherwise: a key or value holds CR or LF (FastWARC ends lines at CRLF only,
-    warcio at LF), or a value found holds U+FFFD (FastWARC's stand-in for bytes that are not
-    UTF-8; warcio decodes such a line as ISO-8859-1). ``_fields.warc_fields`` (C, one pass)
-    is tested against this.
-
-    >>> warc_fields_python([("WARC-Type", "response"), ("warc-type", "x")], ("warc-type", "a"))
-    ('response', None, 35)
-    >>> warc_fields_python([("WARC-Target-URI", "http://\ufffd/")], ("warc-target-uri",)) is None
-    True
-    """
-    fields: dict[str, str] = {}
-    size = 0
-    for key, value in items:
-        if "\r" in key or "\n" in key or "\r" in value or "\n" in value:
-            return None
-        size += len(key.encode()) + len(value.encode()) + 4
-        fields.setdefault(key.lower(), value)
-    values = tuple(fields.get(name) for name in names)
-    if any(value is not None and "\ufffd" in value for value in values):
-        return None
-    return (*values, size)
-
-
-if warc_fields is None:
-    warc_fields = warc_fields_python
-
-
 class _Handover(Exception):
     """Internal: FastWARC cannot go on; the careful reader starts at ``at``."""
 
@@ -280,11 +244,11 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
             # One call for all header fields (FastWARC's get() costs ~0.75 µs a name); the first
             # occurrence of a name wins, as in the careful reader.
             headers = rec.headers
-            found = warc_fields(headers.items(), FIELDS)
-            if found is None:
+            values = fields.warc_fields(headers.items(), FIELDS)
+            if values is None:
                 return held[0][0] if held else pos  # a header the careful reader reads otherwise
             (length, rtype, record_id, uri, date, payload_type, charset, truncated, content_type,
-             concurrent_to, lines_size) = found
+             concurrent_to, lines_size) = values
             if not valid_content_length(length):
                 return held[0][0] if held else pos
             declared = int(length)

@@ -1,11 +1,10 @@
 """``encoding_browser`` on undeclared pages against Chromium 156's verdicts (``cases.tsv``).
 
 The pages are rebuilt from their recipes (``pages.py``, text from ``../shared/corpus``); the
-verdicts came from the oracle (``scripts/browser_view.py``). With CED compiled in, the answers
-are CED's as Chromium calls it (nothing fitted); without it, the emulation's, whose tables were
-fitted on the "fit" half (the "held-out" half measures them). The floors are the measured
-counts of the path that serves: a change that loses a page fails here (re-measure with
-``scripts/browser_view.py report``, and refit the emulation with ``fit``, when a change is meant).
+verdicts came from the oracle (``scripts/browser_view.py``). The answers are CED's as Chromium
+calls it (nothing fitted), measured on the two halves of the cases (``fit``, ``held-out``). The
+floors are the measured counts: a change that loses a page fails here (re-measure with
+``scripts/browser_view.py report`` when a change is meant).
 """
 
 from __future__ import annotations
@@ -17,22 +16,14 @@ import pytest
 
 from pipeline.encoding.api import decode_html
 from pipeline.encoding.lookup import get_an_encoding
-from pipeline.encoding.sniff.browser_detect import chromium_detection, emulate_chromium_detection
-from pipeline.encoding.sniff.ced import FIRST_CHUNK_BYTES, ced_status, detect_encoding
-from pipeline.encoding.sniff.ced_model import load_weights
-from pipeline.encoding.sniff.ced_window import MAX_PAIRS, ced_window
+from pipeline.encoding.sniff.ced import FIRST_CHUNK_BYTES, chromium_sniff, detect_encoding
 from tests.browser_view.pages import load_cases, page_body, recipe_from_id
 
 #: Every SUBSET-th case is measured in the default run (all of them with SLOW=1).
 SUBSET = 10
-#: Measured (scripts/browser_view.py report), per split: (pages, equal to Chromium), with CED
-#: compiled in and with the emulation.
-NATIVE = ced_status() is None
-MEASURED_SUBSET = ({"fit": (1023, 1022), "held-out": (1008, 1008)} if NATIVE
-                   else {"fit": (1023, 947), "held-out": (1008, 899)})
-MEASURED_ALL = ({"fit": (10227, 10223), "held-out": (10075, 10073)} if NATIVE
-                else {"fit": (10227, 9507), "held-out": (10075, 9030)})
-native_only = pytest.mark.skipif(not NATIVE, reason=f"CED is not compiled in: {ced_status()}")
+#: Measured (scripts/browser_view.py report), per split: (pages, equal to Chromium).
+MEASURED_SUBSET = {"fit": (1023, 1022), "held-out": (1008, 1008)}
+MEASURED_ALL = {"fit": (10227, 10223), "held-out": (10075, 10073)}
 
 
 @pytest.fixture(scope="module")
@@ -72,49 +63,18 @@ def test_browser_view_all(cases: list[dict], split: str) -> None:
     assert pages == MEASURED_ALL[split][0] and agree >= MEASURED_ALL[split][1], misses[:20]
 
 
-def test_window_weighs_title_text_one_sixteenth() -> None:
-    body = "<title>Čeština</title><p>Žluťoučký kůň".encode("cp1250")
-    window = ced_window(body)
-    # Č and š in the title, then Ž ť č ý ů (ů and ň make one pair)
-    assert window.weights == (1 / 16,) * 2 + (1.0,) * 5
-    assert window.first == bytes([0xC8, 0x9A, 0x8E, 0x9D, 0xE8, 0xFD, 0xF9])
-
-
-def test_window_stops_at_48_pairs() -> None:
-    window = ced_window(b"<p>" + "é".encode("cp1252") * 500)
-    assert window.count == MAX_PAIRS
-    assert window.end == 3 + 2 * MAX_PAIRS
-
-
-def test_window_skips_tag_text_after_twelve_pairs() -> None:
-    attribute = "ü" * 40
-    body = f'<img alt="{attribute}"><p>ü</p>'.encode("cp1252")
-    window = ced_window(body)
-    # 12 pairs inside the tag at 1/16, then the rest of the tag skipped, then the text pair
-    assert window.weights == (1 / 16,) * 12 + (1.0,)
-
-
-def test_control_bytes_are_pairs_too() -> None:
-    assert ced_window(b"a\x01b\x1bc").count == 2
-    assert ced_window(b"tab\there\r\nform\x0cfeed").count == 0
-
-
 def test_iso_2022_jp_keeps_the_tld_default() -> None:
     # Chromium 156 never shows ISO-2022-JP from detection in HTML (tests/browser_view: 9 TLDs)
     body = "<p>日本語のテキスト</p>".encode("iso2022_jp")
-    assert emulate_chromium_detection(body, "jp", "Shift_JIS")[0] == "Shift_JIS"
-    assert emulate_chromium_detection(body, "com", "windows-1252")[0] == "windows-1252"
-    assert emulate_chromium_detection(body, "ru", "windows-1251")[0] == "windows-1251"
     for url, default in (("http://x.jp/", "Shift_JIS"), ("http://x.com/", "windows-1252"),
                          ("http://x.ru/", "windows-1251")):
-        assert chromium_detection(body, url, default)[:2] == (default, "default")
+        assert chromium_sniff(body, url, default)[:2] == (default, "default")
 
 
-@native_only
 def test_iso_2022_jp_is_detected_in_plain_text() -> None:
     # the same bytes as text/plain show ISO-2022-JP (oracle); only HTML leaves it out
     body = "<p>日本語のテキスト</p>".encode("iso2022_jp")
-    assert chromium_detection(body, "http://x.com/", "windows-1252", "plain")[:2] == ("ISO-2022-JP", "detected")
+    assert chromium_sniff(body, "http://x.com/", "windows-1252", "plain")[:2] == ("ISO-2022-JP", "detected")
     found = decode_html(body, "text/plain", "http://x.com/", policy="browser")
     assert found.encoding_browser == "ISO-2022-JP"
 
@@ -143,21 +103,19 @@ LONG_PAGES = (
 )
 
 
-@native_only
 @pytest.mark.parametrize(("parts", "url", "chromium"), LONG_PAGES, ids=["fine409", "fine1731"])
 def test_ced_is_given_the_first_mebibyte(corpus: Path, parts: tuple[str, ...], url: str, chromium: str) -> None:
     body = b"".join(page_body(recipe_from_id(f"{part}@com")) for part in parts)[:1_300_000]
-    assert chromium_detection(body, url, "windows-1252")[0] == chromium
-    assert chromium_detection(body[:FIRST_CHUNK_BYTES], url, "windows-1252")[0] == chromium
+    assert chromium_sniff(body, url, "windows-1252")[0] == chromium
+    assert chromium_sniff(body[:FIRST_CHUNK_BYTES], url, "windows-1252")[0] == chromium
     # CED reads the whole body otherwise: what Chromium gives it matters
     assert get_an_encoding(detect_encoding(body, url, limit=len(body)).mime_name) != chromium
 
 
-@native_only
 def test_utf8_is_kept_only_for_local_files() -> None:
     body = "<p>Привет, мир! Съешь же ещё этих мягких французских булок.</p>".encode()
-    assert chromium_detection(body, "http://x.ru/", "windows-1251")[:2] == ("windows-1251", "default")
-    assert chromium_detection(body, "file:///tmp/page.html", "windows-1252")[:2] == ("UTF-8", "detected")
+    assert chromium_sniff(body, "http://x.ru/", "windows-1251")[:2] == ("windows-1251", "default")
+    assert chromium_sniff(body, "file:///tmp/page.html", "windows-1252")[:2] == ("UTF-8", "detected")
 
 
 @pytest.mark.parametrize("body", [
@@ -167,12 +125,4 @@ def test_utf8_is_kept_only_for_local_files() -> None:
 def test_other_7bit_bodies_are_windows_1252(body: bytes) -> None:
     assert body.isascii()
     for tld, default in (("cn", "GBK"), ("kr", "EUC-KR"), ("ru", "windows-1251"), ("com", "windows-1252")):
-        assert emulate_chromium_detection(body, tld, default)[0] == "windows-1252"
-        assert chromium_detection(body, f"http://x.{tld}/", default)[0] == "windows-1252"
-
-
-def test_weights_cover_the_encodings_chromium_reports() -> None:
-    weights = load_weights()
-    assert {"windows-1252", "windows-1250", "ISO-8859-2", "KOI8-R", "Shift_JIS", "GBK"} <= set(weights.candidates)
-    # never reported by Chromium's detector on the pages measured
-    assert not {"windows-1258", "ISO-8859-14", "ISO-8859-16", "x-mac-cyrillic", "UTF-8"} & set(weights.candidates)
+        assert chromium_sniff(body, f"http://x.{tld}/", default)[0] == "windows-1252"

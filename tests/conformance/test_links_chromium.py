@@ -19,9 +19,9 @@ import pytest
 
 from pipeline.encoding.api import decode_html
 from pipeline.extract import extract
-from pipeline.extract.srcset import parse_srcset
 from pipeline.extract.url_attributes import KINDS
 from pipeline.extract.url_resolution import resolve_url
+from pipeline.native import document
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "links"
 #: The kinds that come from URL-valued attributes (css, script strings and the refresh
@@ -116,5 +116,5 @@ def test_srcset_candidates_equal_chromiums_choice_on_the_wpt_cases() -> None:
     fixture = json.loads((FIXTURES / "srcset-chromium.json").read_text("utf-8"))
     assert len(fixture["cases"]) > 100
     for value, current in fixture["cases"]:
-        urls = parse_srcset(value)
+        urls = document.srcset_urls(value)
         assert (resolve_url(urls[0], fixture["page_url"]) if urls else "") == current, value

@@ -3,25 +3,16 @@ compiled module under it (``pipeline/encoding/_ced.cpp``)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.encoding.sniff import ced
-
-native = pytest.mark.native
-needs_ced = pytest.mark.skipif(not ced.NATIVE, reason=f"CED is not compiled in: {ced.ced_status()}")
+from pipeline.native import ced as _ced
 
 
-def test_ced_is_compiled_in_unless_the_job_runs_without_a_compiler() -> None:
-    # a silent fall-back to the emulation would cost a tenth of the browser view
-    if os.environ.get("REDECODE_EXPECT_PURE_PYTHON"):
-        assert ced.ced_status() is not None and "not built" in ced.ced_status()  # type: ignore[operator]
-    else:
-        assert ced.ced_status() is None, ced.ced_status()
-        assert ced.CED_VERSION == "2.2"
+def test_the_ced_compiled_in_is_the_pinned_one() -> None:
+    assert ced.CED_VERSION == _ced.CED_VERSION == "2.2"
 
 
 def test_url_hint_is_the_serialized_url() -> None:
@@ -37,8 +28,6 @@ def test_local_resources_are_file_urls() -> None:
     assert not ced.is_local("http://x/") and not ced.is_local(None) and not ced.is_local("")
 
 
-@native
-@needs_ced
 @pytest.mark.parametrize(("body", "url", "expected"), [
     # Chromium's table of what CED's names become (WHATWG labels)
     ("Съешь же ещё этих мягких французских булок".encode("cp1251"), "http://x.ru/", ("windows-1251", "detected")),
@@ -58,8 +47,6 @@ def test_chromium_sniff(body: bytes, url: str, expected: tuple[str, str]) -> Non
     assert ced.chromium_sniff(body, url, default)[:2] == expected
 
 
-@native
-@needs_ced
 def test_names_blink_does_not_know_keep_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     # SetEncoding keeps the default for a name that is no encoding (CED's csn_369103, cp852)
     monkeypatch.setattr(ced, "detect_encoding", lambda body, url: ced.CedAnswer("csn_369103", "CSN_369103", False, 9))
@@ -68,16 +55,12 @@ def test_names_blink_does_not_know_keep_the_default(monkeypatch: pytest.MonkeyPa
     assert ced.chromium_sniff(b"\xe8", "http://x.cz/", "windows-1250")[:2] == ("windows-1250", "default")
 
 
-@native
-@needs_ced
 @given(st.binary(max_size=3000), st.sampled_from(["http://x.jp/", "http://x/", "", "file:///a", "x"]),
        st.sampled_from([None, "", "utf-8", "koi8-r", "nonsense"]),
        st.sampled_from([None, "en", "ja", "xx"]), st.integers(0, 3), st.booleans())
 @settings(max_examples=400, deadline=None)
 def test_the_compiled_call_takes_any_bytes_and_hints(data: bytes, url: str, encoding: str | None,
                                                     language: str | None, corpus: int, ignore_7bit: bool) -> None:
-    from pipeline.encoding import _ced  # type: ignore[attr-defined]
-
     found = _ced.detect(data, url, encoding, encoding, encoding, language, corpus, ignore_7bit)
     mime, name, reliable, consumed = found
     assert isinstance(mime, str) and isinstance(name, str) and isinstance(reliable, bool)
@@ -85,11 +68,7 @@ def test_the_compiled_call_takes_any_bytes_and_hints(data: bytes, url: str, enco
     assert _ced.detect(data, url, encoding, encoding, encoding, language, corpus, ignore_7bit) == found
 
 
-@native
-@needs_ced
 def test_the_compiled_call_refuses_bad_arguments() -> None:
-    from pipeline.encoding import _ced  # type: ignore[attr-defined]
-
     with pytest.raises(TypeError):
         _ced.detect("text", None)
     with pytest.raises(TypeError):

@@ -1,55 +1,34 @@
-"""The compiled core (pipeline/extract/_document.c) against the pure-Python reference, and
-the parse limits on both paths.
+"""The compiled core (pipeline/extract/_document.c) against its oracle (tests/oracles/), and
+the parse limits of both.
 
-Every extractor result must be the same on both paths: the compiled walks are only a
-faster way to compute what ``scan`` + ``link_candidates`` and ``marked_text`` compute.
+Every extractor result must be the same: the compiled walks compute what the oracle's
+``scan`` + ``link_candidates`` and ``marked_text`` compute over selectolax's tree.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import os
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.extract import document, extract, native_status
+from pipeline.extract import document, extract
 from pipeline.extract.document import utf8_of
-from pipeline.extract.links import link_candidates
-from pipeline.extract.main_text import marked_text, prepare_blocks
-from pipeline.extract.meta import head_facts
+from pipeline.extract.meta import HeadFacts
 from pipeline.extract.options import ExtractOptions
-from pipeline.extract.reference_tree import parse_document, scan
+from pipeline.native import document as core
+from tests.oracles import extract as oracle
+from tests.oracles.tree import parse_document, scan
+from tests.oracles.walks import head_facts, link_candidates, marked_text, prepare_blocks
 
-#: Tests of the compiled core itself (the no-compiler job, ``make test-pure-python``,
-#: deselects them).
-native = pytest.mark.native
 
-
-def _native(html: str) -> object:
+def _native(html: str) -> core.Document:
     return document.parse(utf8_of(html), 0, 0, 0.0)
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "article-extraction"
-
-
-def test_the_compiled_core_serves_unless_the_job_runs_without_a_compiler() -> None:
-    # CI machines have a compiler: a silent fall-back to Python would hide a build break.
-    # The no-compiler job says so, and then the core must not be there.
-    import importlib.util
-
-    status = native_status()
-    built = {name: importlib.util.find_spec(name) is not None for name in (
-        "pipeline.extract._document", "pipeline.extract._urls", "pipeline.extract._dfa",
-        "pipeline.encoding._utf8", "pipeline.encoding._mojibake", "pipeline.encoding._ced")}
-    if os.environ.get("REDECODE_EXPECT_PURE_PYTHON"):
-        assert status is not None and "not built" in status
-        assert not any(built.values()), built
-    else:
-        assert status is None
-        assert all(built.values()), built
 
 
 def _python_links(html: str, limits: tuple[int, ...]) -> tuple[int, list, list]:
@@ -120,11 +99,10 @@ def documents(draw: st.DrawFn) -> str:
     return prefix + "".join(parts)
 
 
-@native
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents(), st.integers(0, 15), st.sampled_from([0.01, 0.3, 1.0]), st.sampled_from([0.0, 0.15, 0.9]),
        st.integers(0, 6))
-def test_walks_equal_the_python_reference(
+def test_walks_equal_the_oracle(
     html: str, switches: int, share: float, article_share: float, max_links: int
 ) -> None:
     on = [bool(switches & (1 << i)) for i in range(4)]
@@ -135,7 +113,8 @@ def test_walks_equal_the_python_reference(
     assert fast == reference
     facts = head_facts(scan(parse_document(html)))
     limits = (max_links, max_links, max_links, max_links, max_links, max_links + 1, max_links + 2)
-    assert document.facts(_native(html), limits) == (*_python_links(html, limits), facts)
+    elements, candidates, dropped, refresh, head = _native(html).facts(limits)
+    assert (elements, candidates, dropped, refresh, HeadFacts(*head)) == (*_python_links(html, limits), facts)
 
 
 def _corpus() -> list[tuple[str, str]]:
@@ -146,39 +125,33 @@ def _corpus() -> list[tuple[str, str]]:
              .decode("utf-8")) for key in sorted(truth)]
 
 
-@native
-def test_every_field_is_the_same_on_both_paths_on_real_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_field_is_the_same_as_the_oracles_on_real_pages() -> None:
     pages = _corpus()
     fast = [extract(html, url, "UTF-8") for url, html in pages]
     # the text's UTF-8 handed in (Decoded.utf8) gives the same fields
     assert fast == [extract(html, url, "UTF-8", utf8=html.encode()) for url, html in pages]
-    monkeypatch.setattr(document, "NATIVE", False)
-    reference = [extract(html, url, "UTF-8") for url, html in pages]
+    reference = [oracle.extract(html, url, "UTF-8") for url, html in pages]
     differing = [url for (url, _), a, b in zip(pages, fast, reference, strict=True) if a != b]
     assert differing == []
     assert [e.errors for e in fast if e.errors] == []  # no real page meets a limit
     assert sum(len(e.links) for e in fast) > 10_000  # the pages do exercise the link walk
 
 
-@native
-def test_a_body_a_frameset_replaced_is_not_read_on_either_path(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_body_a_frameset_replaced_is_not_read_by_either() -> None:
     # Found by the fuzzer: the tree builder detaches the body (and the title inside it)
-    # when a frameset follows; the compiled walk skipped the title, the reference counted it.
+    # when a frameset follows; the compiled walk skipped the title, the oracle counted it.
     seed = Path(__file__).resolve().parents[1] / "fixtures" / "fuzz" / "detached-body-found-by-fuzzing.html"
     html = seed.read_text("utf-8")
     fast = extract(html, "http://h.example/", "UTF-8")
-    monkeypatch.setattr(document, "NATIVE", False)
-    assert fast == extract(html, "http://h.example/", "UTF-8")
+    assert fast == oracle.extract(html, "http://h.example/", "UTF-8")
     assert fast.text_length == 0 and fast.main_text == ""
 
 
-@native
 @pytest.mark.parametrize("piece", ["<a href=/x>a", "<h2>a", "<script>a", "<", "<span>x", "<Div>x"])
-def test_both_paths_agree_on_hostile_input(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_oracle_agrees_on_hostile_input(piece: str) -> None:
     html = "<body>" + piece * 2000
     fast = extract(html, "http://h.example/", "UTF-8")
-    monkeypatch.setattr(document, "NATIVE", False)
-    assert fast == extract(html, "http://h.example/", "UTF-8")
+    assert fast == oracle.extract(html, "http://h.example/", "UTF-8")
 
 
 _MARKED_PIECES = ["\ue000", "\ue001", "\ue002", "\ue003", " ", "\u00a0", "\t\n", "\u3000", "word",
@@ -194,30 +167,22 @@ _MARKED_PIECES = ["\ue000", "\ue001", "\ue002", "\ue003", " ", "\u00a0", "\t\n",
                   "Copyright", "cOPYr", "copy", "r", "All Rights", "ALL R", "all", "aLl r", "C", "a"]
 
 
-@native
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_MARKED_PIECES), max_size=80))
 def test_compiled_blocks_equal_prepare_blocks(pieces: list[str]) -> None:
-    from pipeline.extract.main_text import prepare_blocks
-
     marked = "".join(pieces)
-    assert document.blocks(marked) == prepare_blocks(marked)
+    assert core.blocks(marked) == prepare_blocks(marked)
 
 
-# --- the parse limits: by what the parser does, any tag name in any case, both paths ---
+# --- the parse limits: by what the parser does, any tag name in any case; the oracle's too ---
 
 _URL = "http://h.example/"
 
 
-def _on_both_paths(html: str, options: ExtractOptions, monkeypatch: pytest.MonkeyPatch) -> list:
-    results = [extract(html, _URL, "UTF-8", options)] if document.NATIVE else []
-    with monkeypatch.context() as patched:
-        patched.setattr(document, "NATIVE", False)
-        results.append(extract(html, _URL, "UTF-8", options))
-    return results
+def _on_both_paths(html: str, options: ExtractOptions) -> list:
+    return [extract(html, _URL, "UTF-8", options), oracle.extract(html, _URL, "UTF-8", options)]
 
 
-@native
 def test_the_depth_limit_is_the_parsers_stack_of_open_elements() -> None:
     # html and body are open too: 8 divs make 10 open elements
     document.parse(b"<div>" * 8 + b"x", 10, 0, 0.0)
@@ -227,7 +192,6 @@ def test_the_depth_limit_is_the_parsers_stack_of_open_elements() -> None:
     document.parse(b"<div><span>x</span></div>" * 5_000, 10, 0, 0.0)
 
 
-@native
 def test_the_attribute_limit_counts_the_start_tags_attributes_duplicates_included() -> None:
     def tag(count: int, name: bytes = b"a") -> bytes:
         return b"<div " + b" ".join(name + (str(i).encode() if name == b"a" else b"") for i in range(count)) + b">"
@@ -240,7 +204,6 @@ def test_the_attribute_limit_counts_the_start_tags_attributes_duplicates_include
         document.parse(tag(6, b"x"), 0, 5, 0.0)
 
 
-@native
 def test_the_cpu_deadline_stops_the_parse_itself() -> None:
     import time
 
@@ -250,21 +213,19 @@ def test_the_cpu_deadline_stops_the_parse_itself() -> None:
 
 @pytest.mark.parametrize("unit", ["<Div>", "<DIV>x", "<section>", "<b>", "<font size=2>", "<custom-el>",
                                   "<blockquote>", "<span>", "<svg><g>", "<table><tr><td><div>"])
-def test_hostile_nesting_is_refused_on_both_paths(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hostile_nesting_is_refused_by_both(unit: str) -> None:
     # 3,000 levels of anything that stays open: refused up front, and the record says why
     html = "<title>deep</title>" + unit * 3_000
-    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+    for result in _on_both_paths(html, ExtractOptions()):
         assert result.title is None and result.links == () and result.main_text == ""
         assert len(result.errors) == 1 and result.errors[0].startswith(
             "parse: ExtractionLimit: too-deep: more than 1024 open elements"), result.errors
 
 
 @pytest.mark.parametrize("name", ["a", "A", "data-x", "x"])
-def test_a_start_tag_with_thousands_of_attributes_is_refused_on_both_paths(
-    name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_start_tag_with_thousands_of_attributes_is_refused_by_both(name: str) -> None:
     html = "<title>t</title><Div " + " ".join(f"{name}{i}=v" for i in range(5_000)) + ">x</div>"
-    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+    for result in _on_both_paths(html, ExtractOptions()):
         assert result.errors[0].startswith(
             "parse: ExtractionLimit: too-many-attributes: a start tag with more than 1024 attributes")
 
@@ -277,26 +238,24 @@ def test_a_start_tag_with_thousands_of_attributes_is_refused_on_both_paths(
     "<script>" + "<div>" * 5_000 + "</script><p>after the script</p>",
     "<div " + " ".join(f"a{i}" for i in range(1_000)) + ">x</div>",
 ])
-def test_large_flat_documents_are_not_refused(html: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    for result in _on_both_paths(html, ExtractOptions(), monkeypatch):
+def test_large_flat_documents_are_not_refused(html: str) -> None:
+    for result in _on_both_paths(html, ExtractOptions()):
         assert result.errors == ()
 
 
-def test_the_time_budget_yields_an_error_not_a_stall(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_time_budget_yields_an_error_not_a_stall() -> None:
     from dataclasses import replace
 
     options = replace(ExtractOptions(), time_budget=1e-9)
-    for result in _on_both_paths("<title>t</title><p>text</p>", options, monkeypatch):
+    for result in _on_both_paths("<title>t</title><p>text</p>", options):
         assert result.title is None and result.main_text == ""
         assert len(result.errors) == 1 and "ExtractionLimit: time-budget:" in result.errors[0]
     # 0 switches the budget off
     assert extract("<p>x", _URL, "UTF-8", replace(options, time_budget=0.0)).errors == ()
 
 
-@native
 def test_the_core_takes_no_address_from_python() -> None:
-    from pipeline.extract import _document  # type: ignore[attr-defined]
-
+    _document = core
     # Everything the walks read hangs off a Document, which owns its tree.
     public = {name for name in dir(_document) if not name.startswith("_")}
     assert public == {"Document", "ParseLimitError", "LEXBOR_VERSION", "configure",
@@ -327,15 +286,12 @@ def test_the_parser_input_is_cut_before_a_character_never_inside_one(
         assert limit - 3 <= len(data) <= limit  # at most one 4-byte character left out
 
 
-def test_a_document_past_max_parse_bytes_is_extracted_from_its_start(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_document_past_max_parse_bytes_is_extracted_from_its_start() -> None:
     page = ("<title>T</title><a href='/first'>a</a>" + "<p>" + "é" * 3000 + "</p>"
             + "<a href='/late'>b</a>")
     options = ExtractOptions(max_parse_bytes=2000)
-    for native in (True, False):
-        monkeypatch.setattr(document, "NATIVE", native and document.NATIVE)
-        fields = extract(page, "http://a.example/", "utf-8", options)
+    for run in (extract, oracle.extract):
+        fields = run(page, "http://a.example/", "utf-8", options)
         assert fields.title == "T"
         assert [link.url for link in fields.links] == ["http://a.example/first"]
         assert fields.main_text == "a\n" + "é" * 979  # (2,000 - 41 bytes of markup) // 2

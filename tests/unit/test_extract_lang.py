@@ -51,14 +51,12 @@ _SAMPLES = [
 ]
 
 
-@pytest.mark.native  # a compiled extension against its reference
 @given(st.text(max_size=300))
 @settings(max_examples=300, deadline=None)
 def test_compiled_feature_walk_equals_py3langids(text: str) -> None:
     _assert_same_walk(text)
 
 
-@pytest.mark.native  # a compiled extension against its reference
 def test_compiled_feature_walk_on_real_languages() -> None:
     for text in _SAMPLES:
         _assert_same_walk(text)
@@ -70,17 +68,16 @@ def _assert_same_walk(text: str) -> None:
     from pipeline.extract import lang
 
     identifier = lang._identifier()
-    assert type(identifier).__name__ == "CompiledWalk", "pipeline.extract._dfa is not built"
+    assert type(identifier).__name__ == "CompiledWalk"
     data = identifier._encode(text)
     expected = visit_counts(identifier.tk_nextmove, identifier._rowbase, identifier.tk_output, data)
     for depth in (-1, identifier._depth):  # one chain; several chains side by side
-        got = lang._dfa.visit_counts(*identifier._automaton, data, depth)
+        got = lang.dfa.visit_counts(*identifier._automaton, data, depth)
         assert got == expected
         if got is not None:
             assert list(got) == list(expected)  # the order the scores are summed in
 
 
-@pytest.mark.native  # a compiled extension against its reference
 @given(st.text(min_size=100, max_size=1500))
 @settings(max_examples=200, deadline=None)
 def test_the_walk_in_chains_equals_py3langids_on_long_texts(text: str) -> None:
@@ -96,7 +93,6 @@ def _full_dfa(identifier):  # type: ignore[no-untyped-def]
     return table, np.frombuffer(identifier.tk_row, dtype=np.uint16).astype(np.int64)
 
 
-@pytest.mark.native  # a compiled extension against its reference
 def test_the_compact_automaton_makes_every_transition_of_the_full_dfa() -> None:
     # Breadth first over both automata side by side from their start states: every state
     # of the compact one stands for exactly one of the full DFA (the same feature), and
@@ -116,7 +112,7 @@ def test_the_compact_automaton_makes_every_transition_of_the_full_dfa() -> None:
     compared = 0
     while ours.size:
         on = np.tile(np.arange(256, dtype=np.uint8), ours.size)
-        got = np.frombuffer(lang._dfa.next_states(*identifier._automaton,
+        got = np.frombuffer(lang.dfa.next_states(*identifier._automaton,
                                                   np.repeat(ours, 256).astype(np.int32),
                                                   on.tobytes()), dtype=np.int32).astype(np.int64)
         expected = table[np.repeat(row[theirs], 256), on]
@@ -131,7 +127,6 @@ def test_the_compact_automaton_makes_every_transition_of_the_full_dfa() -> None:
     assert (partner >= 0).all() and compared == 256 * len(states)
 
 
-@pytest.mark.native  # a compiled extension against its reference
 def test_a_malformed_automaton_is_an_error_not_a_read_outside() -> None:
     import numpy as np
 
@@ -151,12 +146,11 @@ def test_a_malformed_automaton_is_an_error_not_a_read_outside() -> None:
     far[:1024] = 0x7F  # the start state's row leads outside the automaton
     for bad in ((looping, blocks), (beyond, blocks), (short_row, blocks), (states, far)):
         with pytest.raises(ValueError, match="malformed"):
-            lang._dfa.visit_counts(*bad, text, identifier._depth)
+            lang.dfa.visit_counts(*bad, text, identifier._depth)
     with pytest.raises(TypeError):
-        lang._dfa.visit_counts(states[:, :3].copy(), blocks, text, identifier._depth)
+        lang.dfa.visit_counts(states[:, :3].copy(), blocks, text, identifier._depth)
 
 
-@pytest.mark.native  # a compiled extension against its reference
 def test_the_chains_warm_up_for_the_dfas_depth() -> None:
     # The chains' warm-up is the DFA's depth: the largest breadth-first distance of a state
     # from the start, recomputed here in numpy on the full DFA.
@@ -180,12 +174,11 @@ def test_the_chains_warm_up_for_the_dfas_depth() -> None:
     # equality tests above can fail): find a text where a warm-up of depth - 1 breaks.
     text = ("Ceci est une phrase en français, assez longue pour le détecteur. " * 12).encode()
     automaton = identifier._automaton
-    assert lang._dfa.visit_counts(*automaton, text, identifier._depth) == lang._dfa.visit_counts(*automaton, text)
-    assert any(lang._dfa.visit_counts(*automaton, text[k:], 0) != lang._dfa.visit_counts(*automaton, text[k:])
+    assert lang.dfa.visit_counts(*automaton, text, identifier._depth) == lang.dfa.visit_counts(*automaton, text)
+    assert any(lang.dfa.visit_counts(*automaton, text[k:], 0) != lang.dfa.visit_counts(*automaton, text[k:])
                for k in range(8))
 
 
-@pytest.mark.native  # the DFA depth cached beside the model is the compiled walk's
 def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # The decompressed cache must load the very arrays py3langid's own loader gives.
     import numpy as np
@@ -211,7 +204,6 @@ def test_the_cached_model_is_py3langids_model(tmp_path, monkeypatch) -> None:  #
         assert got[4] == reference[4]
 
 
-@pytest.mark.native  # the automaton built where the cache cannot be written
 def test_without_a_writable_cache_the_automaton_is_built_in_the_process(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
     from py3langid.langid import MODEL_DIR, MODEL_FILE
@@ -265,24 +257,22 @@ _SCORED = [*_SAMPLES, "Ceci est une phrase en français, assez longue pour le d�
            GERMAN * 8, "Быстрая коричневая лиса перепрыгивает через ленивую собаку. " * 9]
 
 
-@pytest.mark.native  # a compiled extension against its reference
 def test_compiled_scores_are_the_float64_formula_exactly() -> None:
     # Bit for bit, with the F16C row conversion and with the portable one.
     from pipeline.extract import lang
 
     ours = lang._identifier()
-    assert type(ours).__name__ == "CompiledWalk", "pipeline.extract._dfa is not built"
+    assert type(ours).__name__ == "CompiledWalk"
     assert any(len(ours._encode(t)) > 4 * (ours._depth + 1) * 4 for t in _SCORED)  # chains ran
     try:
         for f16c in (True, False):
-            lang._dfa.set_f16c(f16c)
+            lang.dfa.set_f16c(f16c)
             for text in _SCORED:
                 assert ours._decide(text).tolist() == _reference_probabilities(ours, text), (f16c, text)
     finally:
-        lang._dfa.set_f16c(True)
+        lang.dfa.set_f16c(True)
 
 
-@pytest.mark.native  # a compiled extension against its reference
 def test_both_row_conversions_are_exact_on_every_half() -> None:
     # Every float16 bit pattern through each path's multiply-add equals numpy's exact
     # float16 -> float64 widening (NaNs compared by being NaN).
@@ -296,7 +286,7 @@ def test_both_row_conversions_are_exact_on_every_half() -> None:
     with np.errstate(invalid="ignore"):  # (the NaNs)
         expected = (0.0 + 1.0 * halves.astype(np.float64)).tolist()
     for f16c in (True, False):
-        got = lang._dfa.added(halves.tobytes(), f16c)
+        got = lang.dfa.added(halves.tobytes(), f16c)
         assert len(got) == len(expected)
         for g, e in zip(got, expected, strict=True):
             assert g == e or (math.isnan(g) and math.isnan(e)), (f16c, g, e)

@@ -123,15 +123,17 @@ def test_psl_snapshot_is_bundled_and_read_offline() -> None:
         socket.socket = original  # type: ignore[misc]
 
 
-def test_fast_link_constructor_builds_equal_frozen_links() -> None:
+def test_the_compiled_links_are_equal_frozen_links() -> None:
     import dataclasses
 
     import pytest
 
     from pipeline.extract.fields import Link
-    from pipeline.extract.links import _new_link
+    from pipeline.extract.links import extract_links
 
-    made = _new_link("https://x.example/", "t", None, "a", "href", "navigation", True, False)
-    assert made == Link("https://x.example/", "t", None, "a", "href", "navigation", True, False)
+    (made,), bad = extract_links([("navigation", "a", "href", "/x", None, "t")], "https://x.example/",
+                                 "https://x.example/", "UTF-8")
+    assert bad == 0 and type(made) is Link
+    assert made == Link("https://x.example/x", "t", None, "a", "href", "navigation", True, False)
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.url = "changed"  # type: ignore[misc]

@@ -10,8 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.extract import extract
+from pipeline.extract import extract, links
 from pipeline.extract.url_resolution import Resolver, _ada_href
+from pipeline.native import urls
+from tests.oracles import extract as oracle
 
 BASES = [
     "https://news.example.co.uk/2019/story.html?q=1#f",
@@ -32,11 +34,11 @@ HREFS = [
 
 @pytest.mark.parametrize("base", BASES)
 def test_resolver_shortcuts_equal_parsing_against_the_base(base: str) -> None:
-    base_url = _ada_href(base, None, None)
+    base_url = _ada_href(base, None)
     assert base_url is not None
     resolve = Resolver(base_url)
     for href in HREFS:
-        assert resolve(href) == _ada_href(href, base_url.encode(), base_url), href
+        assert resolve(href) == _ada_href(href, base_url.encode()), href
 
 
 @pytest.mark.parametrize(
@@ -74,66 +76,40 @@ _HREF_POOL = [*HREFS, "", "/é?q=†", "?q=é", "/x?\u00e9#\u00e9", "ŝ", "\ud80
 _PAGES = [None, "https://www.news.example.co.uk/p", "mailto:x@y", "http://192.168.0.1/a", "foo://x.example/"]
 
 
-def _python_links(candidates, base, page_url, encoding):  # type: ignore[no-untyped-def]
-    from pipeline.extract import links
-
-    saved = links._compiled
-    links._compiled = None
-    try:
-        return links.extract_links(candidates, base, page_url, encoding)
-    finally:
-        links._compiled = saved
-
-
-@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.tuples(st.sampled_from(_TAGS_ATTRS), st.sampled_from(_HREF_POOL), st.sampled_from(_RELS),
                           st.sampled_from(["", "t", "two words"])), max_size=30),
        st.sampled_from([*BASES, None]), st.sampled_from(_PAGES),
        st.sampled_from(["UTF-8", "windows-1252", "EUC-KR", "ISO-2022-JP", "UTF-16LE", "gb18030"]))
 @settings(max_examples=1500, deadline=None)
-def test_links_in_one_c_call_equal_the_python_loop(picked, base, page_url, encoding) -> None:  # type: ignore[no-untyped-def]
+def test_links_in_one_c_call_equal_the_oracles_loop(picked, base, page_url, encoding) -> None:  # type: ignore[no-untyped-def]
     # _urls.links (resolve each distinct value once per way of resolving it, re-encode the
     # query in the document's encoding, the host off the same parse, internal flag per
-    # host, the Link objects) against the Python loop it replaces, on random candidates
-    # (the Python path swapped in by hand: hypothesis does not reset function-scoped
-    # fixtures between examples).
-    from pipeline.extract import links
-    from pipeline.extract.url_resolution import Resolver
-
-    assert links._compiled is not None, "pipeline.extract._urls is not built"
-    assert Resolver(base, encoding).compiled_args() is not None, "ada's batch parser is not bound"
+    # host, the Link objects) against the oracle's loop, one candidate at a time, on random
+    # candidates.
     candidates = [(kind, tag, attr, page_url if kind == "refresh" and value == "" and page_url else value,
                    rel if tag in ("a", "area", "link") else None, text if tag in ("a", "area") else "")
                   for (kind, tag, attr), value, rel, text in picked]
     fast = links.extract_links(candidates, base, page_url, encoding)
-    assert fast == _python_links(candidates, base, page_url, encoding)
+    assert fast == oracle.extract_links(candidates, base, page_url, encoding)
 
 
-@pytest.mark.native  # a compiled extension against its reference
-def test_links_in_one_c_call_on_the_article_pages() -> None:
-    from pathlib import Path
+def test_links_in_one_c_call_on_the_article_pages(corpus) -> None:  # type: ignore[no-untyped-def]
+    from bench.extract_bench import load_corpus
+    from pipeline.extract import document
+    from pipeline.extract.meta import HeadFacts, extract_metadata
 
-    from bench.extract_bench import CORPUS, load_corpus
-    from pipeline.extract import document, links
-    from pipeline.extract.meta import extract_metadata
-
-    if not document.NATIVE:
-        pytest.skip(f"compiled core not in use: {document.native_status()}")
-
-    if not Path(CORPUS).exists():
-        pytest.skip("../shared/corpus is not here")
     pages = load_corpus()
     assert len(pages) == 181
     total = 0
     limits = (10_000,) * 7
     for _, url, html, _ in pages:
         tree = document.parse(html.encode(), 0, 0, 0.0)
-        _, candidates, _, _, head = document.facts(tree, limits)
-        _, packed, _, _, _ = document.packed_facts(tree, limits)
+        _, candidates, _, _, head = tree.facts(limits)
+        _, packed, _, _, _ = document.facts(tree, limits)
         for encoding in ("UTF-8", "windows-1252"):
-            base = extract_metadata(head, url, encoding).base_url
+            base = extract_metadata(HeadFacts(*head), url, encoding).base_url
             fast = links.extract_links(candidates, base, url, encoding)
-            assert fast == _python_links(candidates, base, url, encoding), url
+            assert fast == oracle.extract_links(candidates, base, url, encoding), url
             # the packed candidates (no tuple per candidate) give the same links
             assert links.extract_links([], base, url, encoding, packed) == fast, url
             total += len(fast[0])
@@ -145,7 +121,6 @@ def _record(kind: int, tag: int, length: int) -> bytes:
     return struct.pack("=6I", kind, tag, 0, 0, 1, length)
 
 
-@pytest.mark.native  # a compiled extension's checks of its input
 @pytest.mark.parametrize("pack", [
     b"", b"RDC", b"XXXX",  # no magic
     b"RDC1\x00",  # a record's head cut short
@@ -155,24 +130,8 @@ def _record(kind: int, tag: int, length: int) -> bytes:
     b"RDC1" + _record(0, 1, 5) + b"abc",  # a value past the end
 ])
 def test_a_malformed_pack_of_candidates_is_refused(pack: bytes) -> None:
-    from pipeline.extract import links
-
-    if not links.PACKED:
-        pytest.skip("pipeline.extract._urls is not built")
     with pytest.raises(ValueError, match="not a pack of link candidates"):
         links.extract_links([], None, "http://a.example/", "UTF-8", links.Packed(pack, [None, ""]))
-
-
-def test_a_pack_of_candidates_is_read_only_by_the_compiled_links() -> None:
-    from pipeline.extract import links
-
-    saved = links._compiled
-    links._compiled = None
-    try:
-        with pytest.raises(ValueError, match="need the compiled links"):
-            links.extract_links([], None, "http://a.example/", "UTF-8", links.Packed(b"RDC1", [None, ""]))
-    finally:
-        links._compiled = saved
 
 
 def _ada_url_package(href: str, base: str | None) -> tuple[str, str] | None:
@@ -186,7 +145,6 @@ def _ada_url_package(href: str, base: str | None) -> tuple[str, str] | None:
     return url.href, url.hostname
 
 
-@pytest.mark.native  # a compiled extension against an independent build of the same parser
 @given(st.one_of(st.sampled_from(_HREF_POOL), st.text(max_size=20)),
        st.sampled_from([*BASES, None, "not a url", "http://[::1", "https://a.example/%zz/é?q#f"]))
 @settings(max_examples=400, deadline=None)
@@ -194,12 +152,11 @@ def test_the_base_parsed_once_gives_what_ada_parse_with_base_gives(href: str, ba
     # _urls keeps a parsed base and parses each href against it; the ada-url package parses
     # the base again for each href: the same parser, so the same URL, host, or failure (a
     # base that does not parse fails every href, an absolute one included).
-    _urls = pytest.importorskip("pipeline.extract._urls")
     if "\x00" in href or any(0xD800 <= ord(c) <= 0xDFFF for c in href):
         return  # (the package's C strings stop at NUL; a lone surrogate has no UTF-8)
     data = None if base is None else base.encode()
     expected = _ada_url_package(href, base)
-    assert _urls.parse(href, data) == expected
+    assert urls.parse(href, data) == expected
     if base is not None and not href.startswith(("http://", "https://")):
         # the batch (a document's hrefs against one base) reads the same parse
-        assert _urls.hrefs([href, href], data) == [expected and expected[0]] * 2
+        assert urls.hrefs([href, href], data) == [expected and expected[0]] * 2

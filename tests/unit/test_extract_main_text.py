@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.extract import ExtractOptions, extract
-from pipeline.extract.main_text import prepare_blocks, score_blocks
+from pipeline.extract.main_text import score_blocks
+from pipeline.native import document as core
+from tests.oracles.walks import _maybe_waste
 
 PARAGRAPH = (
     "The committee met on Tuesday to discuss the new budget, which has been delayed for "
@@ -91,7 +93,7 @@ def test_cjk_text_without_spaces_is_extracted() -> None:
 
 
 def _score(blocks: list[str], options: ExtractOptions) -> list[str]:
-    return score_blocks([b for block in blocks for b in prepare_blocks(block)], options)
+    return score_blocks([b for block in blocks for b in core.blocks(block)], options)
 
 
 def test_punctuation_is_counted_once_per_match() -> None:
@@ -169,7 +171,7 @@ def test_waste_prefilter_is_exact() -> None:
     # space matches the space), over every code point.
     import re
 
-    from pipeline.extract.main_text import _maybe_waste, _waste_counter
+    from pipeline.extract.main_text import _waste_counter
     from pipeline.extract.options import DEFAULT_WASTE_EXPRESSIONS
 
     for letter in "copyral ":
@@ -193,7 +195,7 @@ def test_waste_prefilter_is_exact() -> None:
 def test_waste_count_matches_the_regex_over_the_whole_text(text: str) -> None:
     import re
 
-    from pipeline.extract.main_text import _maybe_waste, _waste_counter
+    from pipeline.extract.main_text import _waste_counter
     from pipeline.extract.options import DEFAULT_WASTE_EXPRESSIONS
 
     data = text.encode()

@@ -105,8 +105,7 @@ def test_a_failing_parse_returns_an_empty_record_with_the_error(monkeypatch) -> 
     def broken(*args: object) -> None:
         raise MemoryError("no room")
 
-    monkeypatch.setattr(module, "parse_document", broken)  # the reference path's parser
-    monkeypatch.setattr(module.document, "parse", broken)  # the compiled core's
+    monkeypatch.setattr(module.document, "parse", broken)
     e = extract("<title>T</title>", "https://e.example/", "UTF-8")
     assert e.title is None and e.main_text == "" and e.base_url == "https://e.example/"
     assert e.errors == ("parse: MemoryError: no room",)

@@ -1,5 +1,5 @@
-"""The compiled head split (pipeline/http/_head.c) against the pure-Python reference
-``parse_head_python``: the same ResponseHead (status, status line, fields, body start, notes
+"""The compiled head split (pipeline/http/_head.c) against its oracle,
+``tests/oracles/http_head.py``: the same ResponseHead (status, status line, fields, body start, notes
 in order) on every block of the 42 WARC samples and the fixtures, on generated heads (bare
 LF, CR CR LF, obs-fold, duplicate fields, odd whitespace, lines without a colon) and at the
 caps; and the same HttpResponse from parse_response either way."""
@@ -15,19 +15,18 @@ from hypothesis import strategies as st
 
 from pipeline.errors import RecordError
 from pipeline.http import HttpResponse, message, parse_response, select
-from pipeline.http.message import MAX_FIELD_LINE, MAX_HEAD, parse_head, parse_head_python
+from pipeline.http import parse as http_parse
+from pipeline.http.message import parse_head
 from pipeline.sources import iter_records
 from pipeline.sources.record import RawRecord
-
-#: tests of a compiled extension against its reference (deselected without a compiler)
-pytestmark = pytest.mark.native
+from tests.oracles import http_head
+from tests.oracles.http_head import MAX_FIELD_LINE, MAX_HEAD
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "warc"
 
 
 def _same(block: bytes) -> message.ResponseHead | None:
-    assert message._head is not None, "pipeline.http._head is not built"
-    fast, reference = parse_head(block), parse_head_python(block)
+    fast, reference = parse_head(block), http_head.parse_head(block)
     assert fast == reference, block[:200]
     return fast
 
@@ -126,11 +125,11 @@ def test_notes_keep_the_order_they_are_met() -> None:
     assert head.notes == ("lf-only-header-lines", "header-line-without-colon", "header-section-over-cap")
 
 
-# parse_response end to end, with the compiled head split and with the reference one.
+# parse_response end to end, with the compiled head split and with the oracle's.
 def _responses(records: list[RawRecord], monkeypatch: pytest.MonkeyPatch) -> list[object]:
     fast = [parse_response(r) for r in records]
     with monkeypatch.context() as m:
-        m.setattr(message, "_head", None)
+        m.setattr(http_parse, "parse_head", http_head.parse_head)
         reference = [parse_response(r) for r in records]
     assert fast == reference
     return fast

@@ -30,8 +30,12 @@ def _pieces(data: bytes, rng: random.Random) -> tuple[bytes, bytes, bool]:
     return b"".join(out), d.unused_data, d.eof
 
 
-def test_isal_is_in_use() -> None:
-    assert inflate.IMPLEMENTATION == "isal"
+def test_isal_inflates_members_and_zlib_only_what_is_shorter_than_one() -> None:
+    from isal import isal_zlib
+
+    assert type(isal_zlib.decompressobj(inflate.GZIP_WBITS)) is not type(zlib.decompressobj(inflate.GZIP_WBITS))
+    assert type(inflate.decompressobj(inflate.GZIP_WBITS)) is type(isal_zlib.decompressobj(inflate.GZIP_WBITS))
+    assert type(inflate.decompressobj(inflate.GZIP_WBITS, 6)) is type(zlib.decompressobj(inflate.GZIP_WBITS))
 
 
 def test_bounded_reads_give_the_member_and_leave_the_next_in_unused_data() -> None:

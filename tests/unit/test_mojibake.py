@@ -7,14 +7,16 @@ from ftfy.badness import BADNESS_RE, MOJIBAKE_CATEGORIES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.encoding import mojibake
 from pipeline.encoding.mojibake import (
     MOJIBAKE_THRESHOLD,
-    badness_count,
     is_mojibake,
     mojibake_score,
     naive_decode_garbled,
     requests_encoding_from_content_type,
 )
+from tests.oracles import mojibake as oracle
+from tests.oracles.mojibake import badness_count
 
 FRENCH = "Le cœur a ses raisons que la raison ne connaît point. Élève, été, garçon. " * 40
 RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей чаю. " * 40
@@ -223,86 +225,49 @@ _CJK_ALPHABET = sorted(set(
 ))
 
 
-def _cjk_share_by_regex(text: str) -> float:
-    """The CJK share written with one regex pass per class (the definition)."""
-    from pipeline.encoding import mojibake as m
-
-    cjk = m._count(m._CJK_RE, text)
-    if cjk < m.MIN_CJK_CHARS:
-        return 0.0
-    suspicious = m._count(m._rare_cjk_re(), text)
-    jamo = m._count(m._JAMO_RE, text)
-    if jamo and m._HANGUL_SYLLABLE_RE.search(text):
-        suspicious += jamo
-    han_space = len(m._HAN_SPACE_HAN_RE.findall(text))
-    if han_space >= m.HAN_SPACE_MIN_SHARE * cjk:
-        suspicious += han_space
-    simplified_only = m._count(m._simplified_only_re(), text)
-    if simplified_only and m._count(m._KANA_RE, text) >= 0.05 * cjk:
-        suspicious += simplified_only
-    return min(1.0, suspicious / cjk)
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_CJK_ALPHABET), min_size=15, max_size=120))
 def test_flag_table_cjk_share_equals_regex_definition(text: str) -> None:
-    from pipeline.encoding.mojibake import _cjk_share
-
-    assert _cjk_share(text) == _cjk_share_by_regex(text)
+    assert oracle.cjk_share(text) == oracle.cjk_share_by_regex(text)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_CJK_ALPHABET + ["a", "é", "Ï", "ð", "è", "â"]), max_size=60))
 def test_flag_prefilters_skip_only_zero_counts(text: str) -> None:
-    # mojibake_score skips badness_count without a trigger char and the soup regex with
-    # fewer than 3 Latin-1 letters: then both are 0 by construction.
-    from pipeline.encoding.mojibake import _F_SOUP, _F_TRIGGER, _SOUP_RE, _base_flags, _code_points
-
-    flags = _base_flags()[_code_points(text)]
-    if not (flags & _F_TRIGGER).any():
+    # The scanner looks for badness only around trigger chars and for soup only in runs of
+    # Latin-1 letters: without them, both are 0 by construction.
+    codes = oracle.code_points(text)
+    flags = oracle.base_flags()[codes[codes < 0x10000]]
+    if not (flags & oracle.F_TRIGGER).any():
         assert badness_count(text) == 0
-    if (flags & _F_SOUP).sum() < 3:
-        assert not _SOUP_RE.findall(text)
+    if (flags & oracle.F_SOUP).sum() < 3:
+        assert not oracle._SOUP_RE.findall(text)
 
 
 def test_stored_flag_tables_equal_a_fresh_build() -> None:
     # scripts/gen_mojibake_flags.py writes them; a pattern change without a rerun fails here.
     import numpy as np
 
-    from pipeline.encoding import mojibake
+    base, rare = mojibake._bmp_tables()
+    assert np.array_equal(np.frombuffer(base, np.uint8), oracle.base_flags())
+    assert np.array_equal(np.frombuffer(rare, np.uint8), oracle.rare_flags())
 
-    assert np.array_equal(mojibake._stored_flags("base"), mojibake.build_base_flags())
-    assert np.array_equal(mojibake._stored_flags("rare"), mojibake.build_rare_flags())
 
-
-# --- the compiled scanner (_mojibake.c) gives what the reference gives ---
+# --- the compiled scanner (_mojibake.c) gives what the oracle gives ---
 
 _SCAN_ALPHABET = _CJK_ALPHABET + list("aé ÏðèâåòÉÊËœŒ€“”‚ƒ\u0080\u009d²µ¹½√≈°ÐÎ\x00\n") + ["\U0001f600"]
 
 
-@pytest.mark.native  # a compiled extension against its reference
-def test_the_scanner_is_built() -> None:
-    from pipeline.encoding import mojibake
-
-    assert mojibake._compiled is not None, "pipeline/encoding/_mojibake.c was not built"
-
-
-@pytest.mark.native  # a compiled extension against its reference
 @settings(max_examples=1500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(_SCAN_ALPHABET), max_size=400),
        st.booleans())
-def test_compiled_shares_equal_the_reference(text: str, check_cjk: bool) -> None:
-    from pipeline.encoding import mojibake
-
-    assert mojibake._shares_compiled(text, check_cjk) == mojibake._shares(text, check_cjk)
+def test_compiled_shares_equal_the_oracle(text: str, check_cjk: bool) -> None:
+    assert mojibake._shares(text, check_cjk) == oracle.shares(text, check_cjk)
 
 
-@pytest.mark.native  # a compiled extension against its reference
-def test_compiled_shares_equal_the_reference_on_real_decodes(corpus) -> None:  # type: ignore[no-untyped-def]
+def test_compiled_shares_equal_the_oracle_on_real_decodes(corpus) -> None:  # type: ignore[no-untyped-def]
     # Right and wrong decodes of the chardet corpus: every kind of mojibake the score meets.
     import csv
-
-    from pipeline.encoding import mojibake
 
     compared = 0
     with open(corpus / "chardet" / "MANIFEST.tsv", encoding="utf-8") as fh:
@@ -312,7 +277,7 @@ def test_compiled_shares_equal_the_reference_on_real_decodes(corpus) -> None:  #
         for codec in ("utf-8", "cp1252", "gbk", "shift_jis", "euc_kr", "big5"):
             sample = mojibake._sample(body.decode(codec, "replace"))
             for check_cjk in (True, False):
-                assert mojibake._shares_compiled(sample, check_cjk) == mojibake._shares(sample, check_cjk), (
+                assert mojibake._shares(sample, check_cjk) == oracle.shares(sample, check_cjk), (
                     row["path"], codec)
                 compared += 1
     assert compared > 500

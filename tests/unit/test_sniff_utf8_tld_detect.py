@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.encoding.sniff.browser_detect import chromium_detection, emulate_chromium_detection
-from pipeline.encoding.sniff.ced import ced_status
+from pipeline.encoding.sniff.ced import chromium_sniff
 from pipeline.encoding.sniff.detect import (
     chardetng_guess,
     clean_tld,
@@ -18,6 +17,7 @@ from pipeline.encoding.sniff.detect import (
 from pipeline.encoding.sniff.lenient_meta import lenient_meta_label
 from pipeline.encoding.sniff.tld_defaults import TLD_ENCODINGS, tld_default, url_tld
 from pipeline.encoding.sniff.utf8 import MIN_GOOD_PER_BAD, check_utf8
+from tests.oracles import utf8 as oracle
 
 RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей чаю. Москва - столица России. "
 
@@ -135,14 +135,12 @@ def test_refine_cyrillic_leaves_latin_alone() -> None:
 
 def test_browser_detection_never_utf8_on_http() -> None:
     body = RUSSIAN.encode()
-    assert emulate_chromium_detection(body, "ru", "windows-1251")[:2] == ("windows-1251", "default")
-    assert emulate_chromium_detection(body, None, "windows-1252", allow_utf8=True)[:2] == ("UTF-8", "detected")
-    assert chromium_detection(body, "http://x.ru/", "windows-1251")[:2] == ("windows-1251", "default")
+    assert chromium_sniff(body, "http://x.ru/", "windows-1251")[:2] == ("windows-1251", "default")
+    assert chromium_sniff(body, "file:///x.html", "windows-1252")[:2] == ("UTF-8", "detected")
 
 
 def test_browser_detection_koi8_r_name() -> None:
-    assert emulate_chromium_detection(RUSSIAN.encode("koi8_r") * 3, "ru", "windows-1251")[0] == "KOI8-R"
-    assert chromium_detection(RUSSIAN.encode("koi8_r") * 3, "http://x.ru/", "windows-1251")[0] == "KOI8-R"
+    assert chromium_sniff(RUSSIAN.encode("koi8_r") * 3, "http://x.ru/", "windows-1251")[0] == "KOI8-R"
 
 
 @pytest.mark.parametrize(
@@ -164,15 +162,8 @@ def test_lenient_meta(body: bytes, expected: str | None) -> None:
 def test_browser_detection_greek_identical_readings() -> None:
     # a held-out oracle page: no byte where ISO-8859-7 and windows-1253 differ; Chromium 156
     # named it ISO-8859-7 under every TLD tried (dotless, .com, .gr), and so does CED.
-    if ced_status() is None:
-        for url in ("http://s1a2b3/", "http://x.com/", "http://x.gr/"):
-            assert chromium_detection(_greek_page(), url, "windows-1252")[:2] == ("ISO-8859-7", "detected")
-    # The emulation answers windows-1253 without a TLD: on tests/browser_view's Greek pages
-    # Chromium shows mostly windows-1253 under .com, so the letters decide, which its fitted
-    # tables do not capture. A known miss of the emulation (docs/sniffing.md): this part
-    # fails when it is fixed.
-    assert emulate_chromium_detection(_greek_page(), None, "windows-1252")[0] == "windows-1253"
-    assert emulate_chromium_detection(_greek_page(), "gr", "ISO-8859-7")[0] == "ISO-8859-7"
+    for url in ("http://s1a2b3/", "http://x.com/", "http://x.gr/"):
+        assert chromium_sniff(_greek_page(), url, "windows-1252")[:2] == ("ISO-8859-7", "detected")
 
 
 def _greek_page() -> bytes:
@@ -207,14 +198,11 @@ def _held_out_page(text: str) -> bytes:
 def test_browser_detection_latin2_choice() -> None:
     # Chromium 156 showed the Czech ISO-8859-2 page as windows-1250 (š, ž read as ą, ľ:
     # letters) and the Polish one as ISO-8859-2 (ą, ś read as ±, ¶ inside words); neither page
-    # is in the fitting set (tests/browser_view)
-    assert emulate_chromium_detection(_held_out_page(CZECH_HELD_OUT), None, "windows-1252")[0] == "windows-1250"
-    assert emulate_chromium_detection(_held_out_page(POLISH_HELD_OUT), None, "windows-1252")[0] == "ISO-8859-2"
-    assert chromium_detection(_held_out_page(CZECH_HELD_OUT), "http://s1a2b3/", "windows-1252")[0] == "windows-1250"
-    assert chromium_detection(_held_out_page(POLISH_HELD_OUT), "http://s1a2b3/", "windows-1252")[0] == "ISO-8859-2"
+    # is in tests/browser_view
+    assert chromium_sniff(_held_out_page(CZECH_HELD_OUT), "http://s1a2b3/", "windows-1252")[0] == "windows-1250"
+    assert chromium_sniff(_held_out_page(POLISH_HELD_OUT), "http://s1a2b3/", "windows-1252")[0] == "ISO-8859-2"
 
 
-@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x99\x82", b"\xef\xbf\xbd",
                                  b"\xff", b"\x80", b"\xc3", b"\xe0\x80", b"\xed\xa0\x80", b"\xf4\x90",
                                  b"\xe2\x82", b"\xf0\x9f", b"\xc0\xaf", b"\xfe",
@@ -224,27 +212,18 @@ def test_compiled_utf8_counts_equal_the_decoder(pieces: list[bytes]) -> None:
     # check_utf8's counts from pipeline/encoding/_utf8.c against decode_utf8's own (the
     # decoder is proven against the spec in tests/conformance/test_decoders.py).
     from pipeline.encoding.decoders.utf import decode_utf8
-    from pipeline.encoding.sniff import utf8
+    from pipeline.native import utf8
 
-    assert utf8._utf8 is not None, "pipeline.encoding._utf8 is not built"
     body = b"".join(pieces)
     text, errors = decode_utf8(body)
     non_ascii = sum(1 for c in text if ord(c) > 0x7F) - errors
-    assert utf8._utf8.counts(body) == (non_ascii, errors)
+    assert utf8.counts(body) == (non_ascii, errors) == oracle.utf8_counts(body)
 
 
-@pytest.mark.native  # a compiled extension against its reference
 @given(st.lists(st.sampled_from([b"a", b"<p>", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x99\x82", b"\xff",
                                  b"\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xc0\xaf"]), max_size=40))
 @settings(max_examples=1000, deadline=None)
-def test_check_utf8_is_the_same_with_and_without_the_compiled_counts(pieces: list[bytes]) -> None:
-    # check_utf8 answers valid bodies from _utf8.counts alone; without it, from str.decode.
-    from pipeline.encoding.sniff import utf8
-
+def test_check_utf8_equals_its_oracle(pieces: list[bytes]) -> None:
+    # check_utf8 answers from _utf8.counts; its oracle, from str.decode and the decoder.
     body = b"".join(pieces)
-    compiled = utf8.check_utf8(body)
-    saved, utf8._utf8 = utf8._utf8, None
-    try:
-        assert utf8.check_utf8(body) == compiled
-    finally:
-        utf8._utf8 = saved
+    assert check_utf8(body) == oracle.check_utf8(body)

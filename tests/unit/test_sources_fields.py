@@ -1,5 +1,5 @@
 """What the fast path reads of a WARC record's header (pipeline/sources/_fields.c) against
-the pure-Python reference, ``fast.warc_fields_python``: the same values and size for any
+its oracle, ``tests/oracles/warc_fields.py``: the same values and size for any
 header list (repeated names, any case, non-ASCII keys, one of which lowers into ASCII), the
 same refusals (line breaks, U+FFFD in a value read), and loud failures for arguments outside
 the contract."""
@@ -12,16 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.native import fields
 from pipeline.sources import fast
-
-#: tests of a compiled extension against its reference (deselected without a compiler)
-pytestmark = pytest.mark.native
-
-_fields = pytest.importorskip("pipeline.sources._fields")
-warc_fields = _fields.warc_fields
-reference = fast.warc_fields_python
+from tests.oracles.warc_fields import warc_fields as reference
 
 # Names with a "k" and an "i": U+212A KELVIN SIGN lowers to "k", U+0130 to "i" + U+0307.
+warc_fields = fields.warc_fields
 _NAMES = (*fast.FIELDS, "kind", "link")
 
 
@@ -41,10 +37,6 @@ def _key(draw: st.DrawFn) -> str:
 
 _VALUE = st.text(max_size=6) | st.sampled_from(["http://\ufffd/", "caf\u00e9", "a\nb", "\r", ""])
 _ITEMS = st.lists(st.tuples(_key(), _VALUE), max_size=14)
-
-
-def test_the_compiled_reader_is_in_use() -> None:
-    assert fast.warc_fields is warc_fields
 
 
 @settings(max_examples=800, deadline=None)

@@ -10,6 +10,7 @@ import random
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -460,7 +461,7 @@ def test_a_fast_path_check_that_raises_hands_the_file_to_the_careful_reader(
     path = tmp_path / ("f.warc.gz" if compressed else "f.warc")
     path.write_bytes(b"".join(map(fx.gz, parts)) if compressed else b"".join(parts))
     expected = list(iter_archive(str(path), reader="careful"))
-    looked_up = fast.warc_fields
+    looked_up = fast.fields.warc_fields
     calls = 0
 
     def failing_on_the_4th(items: object, names: tuple[str, ...]) -> tuple | None:
@@ -470,7 +471,7 @@ def test_a_fast_path_check_that_raises_hands_the_file_to_the_careful_reader(
             raise ValueError("a check's bug")
         return looked_up(items, names)
 
-    monkeypatch.setattr(fast, "warc_fields", failing_on_the_4th)
+    monkeypatch.setattr(fast, "fields", SimpleNamespace(warc_fields=failing_on_the_4th))
     assert list(iter_archive(str(path))) == expected
     assert calls >= 4 and len(expected) == 7
 

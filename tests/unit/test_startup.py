@@ -61,7 +61,8 @@ def test_a_worker_fixes_the_c_librarys_mmap_and_trim_thresholds() -> None:
 
     import pytest
 
-    malloc = pytest.importorskip("pipeline.runners._malloc")
+    from pipeline.native import malloc
+
     # glibc's malloc takes the values; under another C library, or another allocator
     # preloaded in its place (the sanitizer build's), nothing is set
     glibc_malloc = (platform.libc_ver()[0] == "glibc"
@@ -83,13 +84,13 @@ def test_the_heap_keeps_its_free_top_between_pages_in_a_worker() -> None:
 
     if platform.libc_ver()[0] != "glibc" or "libasan" in os.environ.get("LD_PRELOAD", ""):
         pytest.skip("glibc's allocator only")
-    pytest.importorskip("pipeline.runners._malloc")
     code = ("import resource, sys\n"
             "from pipeline.runners.startup import start_worker\n"
             "start_worker()\n"
             "if sys.argv[1:] == ['trim-at-128-KiB']:  # glibc's default trim threshold\n"
-            "    from pipeline.runners import _malloc, startup\n"
-            "    _malloc.set_thresholds(startup.MMAP_THRESHOLD, 128 * 1024)\n"
+            "    from pipeline.native import malloc\n"
+            "    from pipeline.runners import startup\n"
+            "    malloc.set_thresholds(startup.MMAP_THRESHOLD, 128 * 1024)\n"
             "def page():\n"
             "    blocks = [bytearray(300_000) for _ in range(10)]\n"
             "    del blocks\n"

@@ -1,5 +1,5 @@
 """The URLs inside text (srcset values, style sheets, scripts): the compiled tokenizers
-(``_urltext.c``) against their pure-Python references, the references against independent
+(``_urltext.c``) against their oracles (``tests/oracles/``), the oracles against independent
 tokenizers (tinycss2 for CSS, esprima for ECMAScript) on the article pages, and the spec
 cases (WPT meta refresh parsing)."""
 
@@ -13,17 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.extract_bench import CORPUS, load_corpus
-from pipeline.extract.css_urls import css_urls
-from pipeline.extract.links import _script_urls
-from pipeline.extract.reference_tree import parse_document
 from pipeline.extract.refresh import parse_refresh
-from pipeline.extract.script_strings import string_literals, url_like
-from pipeline.extract.srcset import parse_srcset
-from pipeline.extract.url_attributes import script_is_read
 from pipeline.extract.url_resolution import resolve_url
+from pipeline.native import document as _document
+from tests.oracles.css_urls import css_urls
+from tests.oracles.script_strings import string_literals, url_like
+from tests.oracles.srcset import parse_srcset
+from tests.oracles.tree import parse_document
+from tests.oracles.walks import _script_urls, script_is_read
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "links"
-native = pytest.mark.native
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +42,7 @@ def page_texts() -> dict[str, list[str]]:
     return texts
 
 
-@native
-def test_compiled_tokenizers_equal_the_references_on_the_article_pages(page_texts: dict[str, list[str]]) -> None:
-    from pipeline.extract import _document  # type: ignore[attr-defined]
-
+def test_compiled_tokenizers_equal_the_oracles_on_the_article_pages(page_texts: dict[str, list[str]]) -> None:
     assert [t for t in page_texts["css"] if _document.css_urls(t) != css_urls(t)] == []
     assert [t for t in page_texts["script"] if _document.script_urls(t) != _script_urls(t)] == []
     assert [t for t in page_texts["srcset"] if _document.srcset_urls(t) != parse_srcset(t)] == []
@@ -66,14 +62,11 @@ _SRCSET_PIECES = ["a.png", " ", ",", "1x", "2x", "-0x", "1.5e1x", "100w", "0w", 
                   "\f", "\u00a0", "data:,a", "foo", "1e999x", "-1x", "é"]
 
 
-@native
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(_CSS_PIECES), max_size=40), st.lists(st.sampled_from(_JS_PIECES), max_size=40),
        st.lists(st.sampled_from(_SRCSET_PIECES), max_size=20))
-def test_compiled_tokenizers_equal_the_references_on_generated_text(css: list[str], js: list[str],
-                                                                   srcset: list[str]) -> None:
-    from pipeline.extract import _document  # type: ignore[attr-defined]
-
+def test_compiled_tokenizers_equal_the_oracles_on_generated_text(css: list[str], js: list[str],
+                                                                srcset: list[str]) -> None:
     text = "".join(css)
     assert _document.css_urls(text) == css_urls(text)
     text = "".join(js)

@@ -1,6 +1,6 @@
 """One host parser (pipeline/urlhost.py) for every stage: the encoding decision's TLD default
-and per-host overrides, the records' host columns and every link's ``internal`` flag, on
-both extraction paths, give the same host and registered domain for the same URL."""
+and per-host overrides, the records' host columns and every link's ``internal`` flag (and
+the extraction oracle's) give the same host and registered domain for the same URL."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 
 from pipeline.encoding.options import Override
 from pipeline.encoding.sniff import evidence, tld_defaults
-from pipeline.extract import document, extract, links
+from pipeline.extract import extract
 from pipeline.urlhost import host_fields, parse_host, registered_domain, url_host
+from tests.oracles import extract as oracle
 
 #: IDNA, IPv4 in its spellings, IPv6, trailing dots, userinfo, ports, percent-encoded hosts,
 #: public suffixes, single labels, non-special schemes, URLs that do not parse.
@@ -56,17 +57,14 @@ def _expected_internal(page: str, target: str) -> bool | None:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_links_internal_flag_follows_the_records_registered_domain_on_both_paths(
-        page: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_links_internal_flag_follows_the_records_registered_domain_and_the_oracles(page: str) -> None:
     body = "".join(f'<a href="{html.escape(url)}">x</a>' for url in URLS)
     fast = extract(body, page, "UTF-8")
     targets = [link.url for link in fast.links]
     assert len(targets) + fast.bad_urls == len(URLS)
     assert [link.internal for link in fast.links] == [_expected_internal(page, t) for t in targets]
-    # the reference path (selectolax walk, Python loop, ada-url's Python API)
-    monkeypatch.setattr(document, "NATIVE", False)
-    monkeypatch.setattr(links, "_compiled", None)
-    assert extract(body, page, "UTF-8") == fast
+    # the oracle (selectolax walk, the links one at a time in Python)
+    assert oracle.extract(body, page, "UTF-8") == fast
 
 
 def test_hosts_as_the_url_standard_serializes_them() -> None:

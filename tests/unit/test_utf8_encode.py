@@ -1,19 +1,14 @@
-"""The compiled UTF-8 encoder (pipeline/encoding/_utf8.c ``encode``) that hands the parser
+"""The compiled UTF-8 encoder (pipeline/encoding/_utf8.c ``encode``, ``pipeline.native.utf8``) that hands the parser
 its bytes: equal to ``str.encode("utf-8")``, None exactly where that raises."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-try:
-    from pipeline.encoding import _utf8  # type: ignore[attr-defined]
-except ImportError:  # the no-compiler job deselects these tests; elsewhere they fail below
-    _utf8 = None
 from pipeline.extract.document import utf8_of
-
-pytestmark = pytest.mark.native
+from pipeline.native import utf8
+from tests.oracles import utf8 as oracle
 
 # ASCII markup, Latin-1, 2- and 3-byte BMP characters, astral ones, lone surrogates, and
 # runs long enough for the 4,096-unit sample and the 8-unit blocks.
@@ -31,13 +26,12 @@ def _expected(text: str) -> bytes | None:
 @given(st.lists(st.sampled_from(_PIECES), max_size=40))
 @settings(max_examples=1500, deadline=None)
 def test_encode_equals_str_encode(pieces: list[str]) -> None:
-    assert _utf8 is not None, "pipeline.encoding._utf8 is not built"
     text = "".join(pieces)
-    assert _utf8.encode(text) == _expected(text)
-    assert utf8_of(text) == text.encode("utf-8", "ignore")
+    assert utf8.encode(text) == _expected(text)
+    assert utf8_of(text) == oracle.utf8_of(text)
 
 
 @given(st.text(max_size=300))
 @settings(max_examples=1500, deadline=None)
 def test_encode_on_any_text(text: str) -> None:
-    assert _utf8.encode(text) == _expected(text)
+    assert utf8.encode(text) == _expected(text)

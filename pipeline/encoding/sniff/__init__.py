@@ -9,9 +9,6 @@
 - :mod:`.detect` — statistical detection (chardetng, TLD hint) and what it cannot answer;
 - :mod:`.ced` — Chromium's content sniffing: its detector, CED, compiled in and called as Blink
   calls it;
-- :mod:`.browser_detect` — which serves (CED, else its emulation), and the emulation step by step;
-- :mod:`.ced_window` — the byte pairs CED scores (emulation);
-- :mod:`.ced_model` — CED's scoring shape with tables fitted to Chromium's answers (emulation);
 - :mod:`.tld_defaults` — Chromium's fallback encoding by TLD;
 - :mod:`.evidence` — the findings, computed lazily and once, recorded as signals;
 - :mod:`.algorithm` — the order, the three policies, the :class:`EncodingDecision`.

@@ -28,7 +28,6 @@ from pipeline.encoding.lookup import get_an_encoding
 from pipeline.encoding.options import EncodingOptions, Override
 from pipeline.encoding.sniff import ced
 from pipeline.encoding.sniff.bom import bom_sniff
-from pipeline.encoding.sniff.browser_detect import emulate_chromium_detection
 from pipeline.encoding.sniff.detect import (
     has_iso_2022_jp_escapes,
     utf16_without_bom,
@@ -232,7 +231,7 @@ def browser_encoding(
 
     Blink ``TextResourceDecoder``: BOM, then the header charset, then (HTML) the meta scan,
     which overrides an XML declaration (HTML and XML), then content sniffing (HTML and plain
-    text: CED as Chromium calls it, :mod:`.ced`, else its emulation), where a UTF-8 verdict is
+    text: CED as Chromium calls it, :mod:`.ced`), where a UTF-8 verdict is
     thrown away on non-``file:`` URLs and the TLD default (else the locale default) applies.
     XML and JSON have no detection and default to UTF-8.
     """
@@ -252,17 +251,7 @@ def browser_encoding(
         return "UTF-8", "default"
     url = evidence.url
     default = tld_default(url, evidence.options.default_encoding)
-    if ced.NATIVE:
-        encoding, source, note = ced.chromium_sniff(evidence.body, url, default, kind)
-    else:
-        sample = evidence.sample()
-        whole = len(sample) == len(evidence.body)  # then the standard policy's evidence is the same
-        encoding, source, note = emulate_chromium_detection(
-            evidence.body, evidence.tld, default, allow_utf8=ced.is_local(url),
-            is_utf8=evidence.utf8().is_utf8 if whole and not sample.isascii() else None,
-            guesses=lambda: (evidence.chardetng(), evidence.chardetng_generic()),
-            sample=sample,
-        )
+    encoding, source, note = ced.chromium_sniff(evidence.body, url, default, kind)
     evidence.signals.append(Signal("browser-detection", None, encoding, note))
     return encoding, source
 

@@ -1,8 +1,8 @@
 """Chromium's content sniffing with Chromium's own detector: Compact Encoding Detection (CED),
 called as Blink calls it.
 
-``pipeline.encoding._ced`` is google/compact_enc_det compiled by ``setup.py`` with the
-defines of Chromium's ``third_party/ced/BUILD.gn`` (``HTML5_MODE``; Chromium's
+``pipeline.native.ced`` (``pipeline/encoding/_ced.cpp``) is google/compact_enc_det compiled
+by ``setup.py`` with the defines of Chromium's ``third_party/ced/BUILD.gn`` (``HTML5_MODE``; Chromium's
 ``README.chromium`` lists no local modification). This module makes the call that Blink makes
 and reads the answer as Blink reads it:
 
@@ -44,34 +44,20 @@ Measured on Chromium 156 (``../shared/oracle``), beyond what the sources above s
   whose bytes reach Chromium in pieces is detected on its first piece, which no archive
   records. Of the 20,302 oracle pages, 5 (22-80 KB) show an answer CED gives on a shorter
   prefix, some of them only on some loads (``docs/sniffing.md``).
-
-Without the compiled module (no compiler at install time, or ``REDECODE_PURE_PYTHON=1``) the
-emulation in :mod:`.browser_detect` serves instead, announced once per run on stderr.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
 from dataclasses import dataclass
-from typing import Any
 
 import ada_url
 
 from pipeline.encoding.decision import EncodingSource
 from pipeline.encoding.lookup import get_an_encoding
+from pipeline.native import ced as detector
 
-try:
-    _ced: Any = importlib.import_module("pipeline.encoding._ced")
-except ImportError as exc:  # no compiler at install time: the emulation serves
-    _ced = None
-    _IMPORT_ERROR = str(exc)
-else:
-    _IMPORT_ERROR = ""
-
-#: CED's own version string (``CompactEncDet::Version()``), None without the compiled module.
-CED_VERSION: str | None = _ced.CED_VERSION if _ced is not None else None
+#: CED's own version string (``CompactEncDet::Version()``).
+CED_VERSION = detector.CED_VERSION
 #: How much of the body CED is given: Blink's first chunk, measured at 1 MiB (module docs).
 FIRST_CHUNK_BYTES = 1 << 20
 #: ``hint_user_language`` for local resources: the UI language Chromium runs with (en-US, the
@@ -81,37 +67,6 @@ USER_LANGUAGE = "en"
 LOCAL_SCHEMES = ("file",)
 #: The answers a Blink ``text/html`` decoder does not take from detection (module docs).
 NOT_FROM_DETECTION_IN_HTML = frozenset({"ISO-2022-JP"})
-
-
-def _status() -> str | None:
-    if os.environ.get("REDECODE_PURE_PYTHON"):
-        return "REDECODE_PURE_PYTHON is set"
-    if _ced is None:
-        return f"pipeline.encoding._ced is not built ({_IMPORT_ERROR})"
-    return None
-
-
-_STATUS = _status()
-#: Whether CED itself serves the browser view (else the emulation, about 9 pages in 10).
-NATIVE = _STATUS is None
-
-
-def ced_status() -> str | None:
-    """None when CED itself answers for the browser view of undeclared pages; otherwise why
-    the pure-Python emulation (:mod:`.browser_detect`) answers instead."""
-    return _STATUS
-
-
-#: Set by the process that announced the fallback, so that the processes it starts (a run's
-#: workers, which import this module again) do not repeat it: once per run.
-ANNOUNCED = "REDECODE_CED_FALLBACK_ANNOUNCED"
-if not NATIVE and not os.environ.get(ANNOUNCED):
-    print(
-        "redecode: the browser view of undeclared pages uses an emulation of Chromium's detector "
-        f"(CED is not compiled in; about 9 pages in 10 agree with Chromium): {_STATUS}",
-        file=sys.stderr,
-    )
-    os.environ[ANNOUNCED] = "1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,11 +103,10 @@ def is_local(url: str | None) -> bool:
 
 def detect_encoding(body: bytes, url: str | None, limit: int = FIRST_CHUNK_BYTES) -> CedAnswer:
     """``CompactEncDet::DetectEncoding`` called as ``blink::DetectTextEncoding`` calls it, on
-    the bytes Blink gives it (the first ``limit``: :data:`FIRST_CHUNK_BYTES`). Needs the
-    compiled module (:func:`ced_status` is None)."""
+    the bytes Blink gives it (the first ``limit``: :data:`FIRST_CHUNK_BYTES`)."""
     language = USER_LANGUAGE if is_local(url) else None
-    mime_name, name, reliable, consumed = _ced.detect(
-        memoryview(body)[:limit], url_hint(url), None, None, "", language, _ced.WEB_CORPUS, False,
+    mime_name, name, reliable, consumed = detector.detect(
+        memoryview(body)[:limit], url_hint(url), None, None, "", language, detector.WEB_CORPUS, False,
     )
     return CedAnswer(mime_name, name, reliable, consumed)
 
@@ -160,8 +114,8 @@ def detect_encoding(body: bytes, url: str | None, limit: int = FIRST_CHUNK_BYTES
 def chromium_sniff(body: bytes, url: str | None, default: str, kind: str = "html") -> tuple[str, EncodingSource, str]:
     """(encoding, source, note): what Blink's content sniffing leaves a ``kind`` document
     (``html`` or ``plain``, :func:`.algorithm.content_kind`) at ``url`` with, whose default
-    encoding is ``default`` (the TLD's, else the locale's). Needs the compiled module; the
-    cases are in ``tests/unit/test_ced.py``.
+    encoding is ``default`` (the TLD's, else the locale's); the cases are in
+    ``tests/unit/test_ced.py``.
     """
     answer = detect_encoding(body, url)
     said = f"CED answers {answer.name} ({answer.mime_name}{', reliable' if answer.is_reliable else ''})"

@@ -220,8 +220,8 @@ def refine_cyrillic(sample: bytes, guess: str) -> str:
 #: Non-ASCII bytes fed to the detectors at most: the statistics settle long before, and
 #: chardetng runs at ~4 MB/s on dense non-ASCII text (under 2 MB/s on GBK; over 100 MB/s
 #: on ASCII). On the chardet corpus with declarations stripped (190 of its 428 files hold
-#: more than 2,048 non-ASCII bytes), 8,192, 4,096 and 2,048 give the same decision and
-#: browser emulation on every file. 2,048 non-ASCII bytes are ~1,000 CJK characters.
+#: more than 2,048 non-ASCII bytes), 8,192, 4,096 and 2,048 give the same decision on every
+#: file. 2,048 non-ASCII bytes are ~1,000 CJK characters.
 DETECTOR_MAX_NON_ASCII = 2048
 #: The sample is cut at a multiple of this once it holds enough (4,096, 1,024, 512 and 256
 #: give the same decisions on the chardet corpus; smaller feeds chardetng less on dense CJK).

@@ -101,15 +101,10 @@ class Evidence:
         """chardetng's answer on the detector sample (TLD hint, no UTF-8), run once."""
         if "chardetng" not in self._guesses:
             sample = self.sample()
-            self._guesses["chardetng"], self._guesses["chardetng-generic"] = chardetng_guesses(
-                sample, (self.tld, None), allow_utf8=False, last=len(sample) == len(self.body),
-            )
+            self._guesses["chardetng"] = chardetng_guesses(
+                sample, (self.tld,), allow_utf8=False, last=len(sample) == len(self.body),
+            )[0]
         return self._guesses["chardetng"]
-
-    def chardetng_generic(self) -> Guess | None:
-        """chardetng's answer on the same sample without the TLD hint (same pass)."""
-        self.chardetng()
-        return self._guesses["chardetng-generic"]
 
     def guess(self) -> Guess | None:
         """The standard policy's detector answer: chardetng, refined, with a second opinion."""

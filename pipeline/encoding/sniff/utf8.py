@@ -18,17 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.encoding.decoders import decode
-
-try:
-    from pipeline.encoding import _utf8  # type: ignore[attr-defined]
-except ImportError:  # built without a compiler: decode and count
-    _utf8 = None
+from pipeline.native import utf8
 
 #: Valid multi-byte sequences needed per malformed one (see the module docstring).
 MIN_GOOD_PER_BAD = 20
-
-_ASCII_BYTES = bytes(range(0x80))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,36 +49,24 @@ def check_utf8(body: bytes) -> Utf8Check:
     """
     if body.isascii():
         return Utf8Check(False, False, 0, 0, False)
-    if _utf8 is not None:
-        multibyte, errors = _utf8.counts(body)  # one pass, no str built
-        if errors == 0:
-            return Utf8Check(True, True, multibyte, 0, False)
-        if errors > 1:  # not a lone sequence cut at the end: as utf8_counts below says
-            return Utf8Check(errors * MIN_GOOD_PER_BAD <= multibyte, True, multibyte, errors, False)
-    ascii_count = len(body) - len(body.translate(None, _ASCII_BYTES))
-    try:
-        text = body.decode("utf-8")
-        return Utf8Check(True, True, len(text) - ascii_count, 0, False)
-    except UnicodeDecodeError as error:
-        if (
-            error.reason == "unexpected end of data"
-            and error.start >= len(body) - 3
-            and not body[: error.start].isascii()
-        ):
-            head = body[: error.start].decode("utf-8")
-            return Utf8Check(True, True, len(head) - ascii_count, 1, True)
-    multibyte, errors = utf8_counts(body)
+    multibyte, errors = utf8.counts(body)  # one pass, no str built
+    if errors == 0:
+        return Utf8Check(True, True, multibyte, 0, False)
+    if errors == 1 and _cut_at_end(body):
+        return Utf8Check(True, True, multibyte, 1, True)
     return Utf8Check(errors * MIN_GOOD_PER_BAD <= multibyte, True, multibyte, errors, False)
 
 
-def utf8_counts(body: bytes) -> tuple[int, int]:
-    """(valid non-ASCII code points, errors) of the WHATWG UTF-8 decoder on ``body``.
+def _cut_at_end(body: bytes) -> bool:
+    """Whether ``body`` is valid UTF-8 but for a sequence cut off at its very end, after
+    non-ASCII UTF-8 of its own (a truncated download).
 
-    >>> utf8_counts("é".encode() + b"\\xff\\xe2\\x82")
-    (1, 2)
+    >>> _cut_at_end("日本語".encode() + "語".encode()[:2]), _cut_at_end(b"ab" + "語".encode()[:2])
+    (True, False)
     """
-    if _utf8 is not None:
-        return _utf8.counts(body)
-    result = decode(body, "UTF-8")  # the reference: decode and count
-    ascii_count = len(body) - len(body.translate(None, _ASCII_BYTES))
-    return max(len(result.text) - ascii_count - result.decode_errors, 0), result.decode_errors
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return (error.reason == "unexpected end of data" and error.start >= len(body) - 3
+                and not body[: error.start].isascii())
+    return False

@@ -22,9 +22,9 @@ line's reading there: the reading stays linear whatever the input.
 A literal is kept when it is URL-like (:func:`url_like`): an absolute ``http``, ``https``,
 ``ftp``, ``ws`` or ``wss`` URL or a scheme-relative one whose host has a dot (or is an IP
 literal), a path-absolute URL (``/x``), or a dot-relative path (``./x``, ``../x``) — and
-then only if it resolves (the links step parses it). The compiled walk (``_urltext.c``,
-``script_strings``) implements the same steps; tests compare the two, and the strings
-against esprima's tokenizer on real scripts.
+then only if it resolves (the links step parses it). The oracle of the compiled core's
+``script_urls`` (``pipeline/extract/_urltext.c``), which the pipeline runs: tests compare
+the two, and the strings with esprima's tokenizer on real scripts.
 https://tc39.es/ecma262/2024/#sec-ecmascript-language-lexical-grammar
 """
 

@@ -1,9 +1,10 @@
-"""The pure-Python reference path's tree: the document parsed by selectolax (the Lexbor
-build inside selectolax), its one scan, and the namespace test metadata needs.
+"""The oracles' tree: the document parsed by selectolax (the Lexbor build inside
+selectolax), its one scan, and the namespace test metadata needs.
 
-This path serves when the compiled core (:mod:`pipeline.extract.document`) is not built,
-and is the reference the tests compare the compiled walks with. Lexbor implements the
-HTML Standard's tree construction (§13.2.6), so the tree is the one a browser builds.
+The walks of ``tests/oracles/walks.py`` read this tree; the tests compare them with the
+compiled walks over the compiled core's own Lexbor parse (:mod:`pipeline.extract.document`).
+Lexbor implements the HTML Standard's tree construction (§13.2.6), so the tree is the one a
+browser builds.
 
 Deviations:
   * ``is_html_element`` never treats MathML ``annotation-xml`` as an HTML integration
@@ -15,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from pipeline.extract.document import INTEGRATION_POINTS, INVISIBLE_TAGS
 
 
 def parse_document(text: str | bytes) -> LexborHTMLParser:
@@ -63,26 +66,18 @@ def is_html_element(node: LexborNode) -> bool:
     return True
 
 
-#: HTML integration points (SVG) and MathML text integration points, as selectolax spells
-#: their tag names.
-INTEGRATION_POINTS = frozenset(
-    {"foreignObject", "foreignobject", "desc", "title", "mi", "mo", "mn", "ms", "mtext"}
-)
-
-
 #: Tags the one shared scan collects: what metadata, links and main text need from the
 #: untouched tree. One walk in tree order serves every extractor (a CSS selector list of
 #: these 27 tags costs twice a Python walk that dispatches on Lexbor's tag ids).
 SCAN_TAGS = (
     "html", "title", "base", "meta", "link", "a", "area",
-    # never rendered as text: removed before the main text is measured
-    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
-    "canvas", "select", "textarea", "button", "input", "video", "audio", "map", "datalist",
-    "dialog",
+    # never rendered as text: removed before the main text is measured (the compiled walk's
+    # table, but for the title, which the scan keeps with the head's tags)
+    *(tag for tag in INVISIBLE_TAGS if tag != "title"),
 )
 _LINK_TAGS = frozenset({"a", "area", "link"})
 #: Removed before the main text is measured (a ``title`` in the body is not rendered).
-_INVISIBLE = frozenset(SCAN_TAGS[7:]) | {"title"}
+_INVISIBLE = frozenset(INVISIBLE_TAGS)
 
 
 def tag_ids(names: tuple[str, ...] | frozenset[str]) -> dict[int, str]:

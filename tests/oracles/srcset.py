@@ -3,8 +3,8 @@
 Implements the HTML Standard's *parse a srcset attribute* (§4.8.4.3.10), keeping the URL
 of every image candidate the descriptor parser accepts (what Chromium 156 accepts too:
 ``tests/fixtures/links/srcset-chromium.json``, the WPT cases answered by its
-``img.currentSrc``). The compiled walk (``_urltext.c``, ``parse_srcset``) implements the
-same steps; tests compare the two.
+``img.currentSrc``). The oracle of the compiled core's ``srcset_urls``
+(``pipeline/extract/_urltext.c``), which the pipeline runs: tests compare the two.
 https://html.spec.whatwg.org/commit-snapshots/2c2f4ac1bcae32e4b8af5f6a5a2fb8f5dc2b4e83/#parse-a-srcset-attribute
 """
 

@@ -15,8 +15,9 @@ Left out: URLs in an ``@namespace`` prelude (a namespace name is never loaded), 
 URLs (CSS Values 4 §4.5: ``url("")`` is an invalid resource) and fragment-only ones
 (``url(#clip)``: a reference into the document itself). A bad url or bad string token has
 no value. The tokenizer never builds the token list: it reads what decides a URL and
-skips the rest, in one pass (linear in the input). The compiled walk (``_urltext.c``,
-``css_urls``) implements the same steps; tests compare the two and tinycss2.
+skips the rest, in one pass (linear in the input). The oracle of the compiled core's
+``css_urls`` (``pipeline/extract/_urltext.c``), which the pipeline runs: tests compare the
+two, and this one with tinycss2.
 https://www.w3.org/TR/css-syntax-3/#tokenization
 """
 
