@@ -1,16 +1,25 @@
 """What code made a run's rows: the pipeline's version, a digest of the package's own files,
 and the versions of the parsers, detectors and libraries whose answers reach the tables.
 
-A run records it in ``_run.json`` (``code``); an incremental re-decode (``--base-run``) copies
-rows only from a run whose code is the same, since any of these can change a row.
+A run records it in ``_run.json`` and in its ``runs`` row (``code``), and ``rules_version``
+follows every version in it (:func:`code_versions`): a row made by other code has another
+``rules_version``. The digest of the package's files is recorded beside them, not in
+``rules_version``: it tells an edit whose version was not bumped, and changes with any
+comment.
+
+Nothing here imports the compiled modules or ``importlib.metadata`` (a run's start-up pays
+for neither): the build's record is a file, a library's version is the name of its
+``.dist-info`` folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+import sys
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
 from pipeline import __version__
@@ -49,23 +58,60 @@ def _compiled_versions() -> dict[str, str]:
     try:
         info = json.loads(NATIVE_INFO.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {"native": "not built"}
+        return {"native": "no record of the build"}
     return {str(key): json.dumps(value) if not isinstance(value, str) else value
             for key, value in sorted(info.items())}
 
 
+#: An installed distribution's metadata folder: ``{name}-{version}.dist-info`` (the name with
+#: ``-`` written ``_``: the wheel format's escaping, PEP 427).
+_DIST_INFO = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)\.dist-info$")
+
+
+def _normalized(name: str) -> str:
+    """A distribution name as PEP 503 normalizes it (``chardetng_py`` -> ``chardetng-py``)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def distribution_versions(names: tuple[str, ...]) -> dict[str, str]:
+    """The installed version of each distribution of ``names``, as the first folder of
+    ``sys.path`` that holds one names it (what ``importlib.metadata.version`` answers); "not
+    installed" when none does.
+
+    >>> distribution_versions(("pyarrow",))["pyarrow"] != "not installed"
+    True
+    """
+    wanted = {_normalized(name): name for name in names}
+    found: dict[str, str] = {}
+    for folder in sys.path:
+        if len(found) == len(wanted):
+            break
+        try:
+            entries = os.scandir(folder or ".")
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                match = _DIST_INFO.match(entry.name)
+                if match is not None:
+                    key = _normalized(match["name"])
+                    if key in wanted and wanted[key] not in found:
+                        found[wanted[key]] = match["version"]
+    return {name: found.get(name, "not installed") for name in names}
+
+
+@cache
+def code_versions() -> dict[str, str]:
+    """The versions of the code that decodes in this process: ``{"pipeline": version, what
+    the build compiled in ("lexbor", "ada", "ced", "built", "sanitize"), and one entry per
+    library}`` (what ``rules_version`` follows)."""
+    return {"pipeline": __version__, **_compiled_versions(), **distribution_versions(LIBRARIES)}
+
+
 @cache
 def code_identity() -> dict[str, str]:
-    """The code that decodes in this process: ``{"pipeline": version, "source_sha256": ...,
-    what the build compiled in ("lexbor", "ada", "ced", "built", ...), and one entry per
-    library}``."""
-    identity = {"pipeline": __version__, "source_sha256": _source_digest(), **_compiled_versions()}
-    for name in LIBRARIES:
-        try:
-            identity[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            identity[name] = "not installed"
-    return identity
+    """:func:`code_versions` and ``source_sha256``, the digest of the package's own files."""
+    return {**code_versions(), "source_sha256": _source_digest()}
 
 
 def code_changes(before: dict[str, str] | None, after: dict[str, str]) -> list[str]:

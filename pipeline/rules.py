@@ -28,9 +28,11 @@ override's ``host`` is a host name, compared lowercased with the record URL's ho
 written there: IDN hosts in their ``xn--`` form); a URL in ``host`` is refused, with the
 host and the ``url_prefix`` it could have meant.
 
-``rules_version`` is a hash of the resolved rules plus the pipeline version: any change of
-either makes a new, comparable run. ``[storage]`` says where data lives, not how it is
-decoded: it is not part of ``rules_version``.
+``rules_version`` is a hash of the resolved rules, the pipeline version and the versions of
+the code whose answers reach a row (what the build compiled in, the libraries:
+:func:`pipeline.provenance.code_versions`): any change of one makes a new, comparable run.
+``[storage]`` says where data lives, not how it is decoded: it is not part of
+``rules_version``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from pipeline import __version__
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.encoding.options import EncodingOptions, Override
 from pipeline.extract.options import ExtractOptions, LinkLimits
+from pipeline.provenance import code_versions
 from pipeline.urlhost import url_host
 
 POLICIES = ("standard", "browser", "repair")
@@ -135,7 +138,7 @@ class Rules:
     _version: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        blob = json.dumps([__version__, self.to_json()], sort_keys=True).encode()
+        blob = json.dumps([__version__, self.to_json(), code_versions()], sort_keys=True).encode()
         object.__setattr__(self, "_version", f"{__version__}+{hashlib.sha256(blob).hexdigest()[:12]}")
 
     def to_json(self) -> dict[str, Any]:
@@ -148,7 +151,8 @@ class Rules:
 
     @property
     def version(self) -> str:
-        """``rules_version``: hash of the resolved rules and the pipeline version."""
+        """``rules_version``: hash of the resolved rules, the pipeline version and the code's
+        versions."""
         return self._version
 
 

@@ -142,6 +142,10 @@ RUNS = pa.schema(
         ("finished_at", pa.timestamp("us", tz="UTC")),
         ("pipeline_version", pa.string()),
         ("rules_version", pa.string()),
+        # JSON: the code that made the rows (pipeline.provenance.code_identity): the pipeline's
+        # version, what the build compiled in (Lexbor, ada, CED), each library whose answers
+        # reach a row, the digest of the package's files
+        ("code", pa.string()),
         ("rules_sha256", pa.string()),
         ("policy", pa.string()),
         ("inputs", pa.list_(pa.string())),

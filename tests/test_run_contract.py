@@ -157,7 +157,7 @@ def test_resume_refuses_a_run_started_with_other_inputs(tmp_path: Path, good: Pa
     out = tmp_path / "o"
     assert redecode("run", str(good), "--out", str(out), "-q", "--run-id", "r").returncode == 0
     result = redecode("run", str(other), "--out", str(out), "-q", "--run-id", "r", "--resume")
-    assert result.returncode == 2 and "other inputs or rules" in result.stderr
+    assert result.returncode == 2 and "other inputs, rules or code" in result.stderr
 
 
 def test_two_runs_started_in_the_same_second_get_their_own_ids(tmp_path: Path, good: Path) -> None:

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline import __version__
+from pipeline.provenance import code_identity
 from pipeline.rules import Rules
 from pipeline.runners.lock import RunLock
 from pipeline.runners.plan import RunPlan
@@ -354,6 +355,7 @@ def _write_runs_row(
         "finished_at": datetime.now(UTC),
         "pipeline_version": __version__,
         "rules_version": rules.version,
+        "code": json.dumps(code_identity(), sort_keys=True),
         "rules_sha256": rules.source_sha256,
         "policy": rules.encoding.policy,
         "inputs": [writable_name(path) for path in summary.inputs],

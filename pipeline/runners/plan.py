@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__
+from pipeline.provenance import code_identity
 from pipeline.rules import Rules
 from pipeline.runners.rundir import (
     MetadataError,
@@ -140,6 +141,7 @@ def plan(
         "sources": config_sources or {},
         "skipped_inputs": [{"path": p, "reason": r} for p, r in skipped],
         "missing_inputs": [{"input": i, "reason": r} for i, r in missing],
+        "code": code_identity(),
     }
     return RunPlan(
         out=out, run_id=run_id, files=tuple(files), rules=rules, config=config,
@@ -205,8 +207,8 @@ def _find_run_to_resume(
                                 "--overwrite")
         if data.get("inputs") != files or data.get("rules_version") != rules.version:
             raise RunRefused(
-                f"run {run_id} in {out} was started with other inputs or rules: resume it "
-                "with the same ones, or --overwrite it"
+                f"run {run_id} in {out} was started with other inputs, rules or code (its "
+                "rules_version): resume it with the same ones, or --overwrite it"
             )
         if rundir.is_finished():
             raise NothingToResume(f"run {run_id} in {out} has finished; nothing to resume")

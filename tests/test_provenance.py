@@ -1,0 +1,59 @@
+"""The code that made a run (pipeline/provenance.py): recorded in _run.json and the runs row,
+and followed by rules_version."""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+import pipeline
+import pipeline.native as native
+from pipeline import provenance, rules
+from tests.cli_helpers import redecode, runs_row
+from tests.crawl_builder import write_warc
+
+
+def test_the_run_records_its_code_in_run_json_and_the_runs_row(tmp_path: Path) -> None:
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 2, seed="p")
+    out = tmp_path / "o"
+    result = redecode("run", str(crawl), "--out", str(out), "-q", "--run-id", "p")
+    assert result.returncode == 0, result.stderr
+    row = runs_row(out, "p")
+    code = json.loads(row["code"])
+    assert code == row["config"]["code"]
+    assert code == json.loads((out / "_runs" / "p" / "_run.json").read_text())["code"]
+    # what the build compiled in, as the compiled modules themselves say it
+    assert code["pipeline"] == row["pipeline_version"] == pipeline.__version__
+    assert code["lexbor"].startswith(native.document.LEXBOR_VERSION + " ")
+    assert code["ada"] == native.urls.ADA_URL_VERSION
+    assert code["ced"] == "npm ced 2.0.0"
+    assert json.loads(code["built"]) == [f"pipeline.native.{name}" for name in native.MODULES]
+    for library in ("pyarrow", "ada-url", "numpy", "py3langid", "fastwarc", "warcio"):
+        assert code[library] == metadata.version(library), library
+    assert len(code["source_sha256"]) == 64
+    assert row["rules_version"].startswith(f"{pipeline.__version__}+")
+
+
+def test_library_versions_are_read_as_importlib_metadata_reads_them() -> None:
+    versions = provenance.distribution_versions((*provenance.LIBRARIES, "no-such-distribution-x"))
+    for name in provenance.LIBRARIES:
+        assert versions[name] == metadata.version(name), name
+    assert versions["no-such-distribution-x"] == "not installed"
+
+
+@pytest.mark.parametrize("key", ["pipeline", "lexbor", "ada", "ced", "pyarrow", "numpy"])
+def test_rules_version_changes_with_the_code(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = rules.load_rules(None).version
+    changed = {**provenance.code_versions(), key: "another version"}
+    monkeypatch.setattr(rules, "code_versions", lambda: changed)
+    assert rules.load_rules(None).version != before
+
+
+def test_rules_version_leaves_the_source_digest_out() -> None:
+    # an edit (a comment) is recorded by source_sha256, not hashed into rules_version
+    assert "source_sha256" not in provenance.code_versions()
+    assert set(provenance.code_identity()) == {*provenance.code_versions(), "source_sha256"}
