@@ -19,7 +19,7 @@ and no registered domain (URL Standard: only a domain has a public suffix).
 The registered domain is the URL Standard's *registrable domain* of a domain host (§3.2:
 the Public Suffix List algorithm, a trailing dot kept), from the PSL snapshot that ships
 inside the ``publicsuffixlist`` package (read from the package's own file, never fetched at
-run time). Private suffixes count as public (``a.github.io`` and ``b.github.io`` are two
+run time; loaded when a registered domain is first asked for: :func:`public_suffix_list`). Private suffixes count as public (``a.github.io`` and ``b.github.io`` are two
 registered domains), as browsers do for "site". DEVIATION: an IP address is its own
 registered domain (the URL Standard gives an IP host none), so that links between pages of
 one IP host are ``internal``, as a browser's "same site" (scheme and host) says.
@@ -30,12 +30,18 @@ import it; it imports neither).
 
 from __future__ import annotations
 
-from functools import lru_cache
+import hashlib
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ada_url import URL
-from publicsuffixlist import PublicSuffixList
 
-_PSL = PublicSuffixList()  # loads the bundled public_suffix_list.dat, no network
+from pipeline.derived import cache_dir, write_once
+
+if TYPE_CHECKING:
+    from publicsuffixlist import PublicSuffixList
+
 _NOT_SPECIAL = 1  # ada's scheme_type for a non-special scheme (ada::scheme::NOT_SPECIAL)
 
 
@@ -111,8 +117,34 @@ def registered_domain(host: str | None) -> str | None:
     if is_ip(host):
         return host
     trailing_dot = "." if host.endswith(".") else ""
-    domain = _PSL.privatesuffix(host[:-1] if trailing_dot else host)
+    domain = public_suffix_list().privatesuffix(host[:-1] if trailing_dot else host)
     return None if domain is None else domain + trailing_dot
+
+
+@cache
+def public_suffix_list() -> PublicSuffixList:
+    """The PSL snapshot of the ``publicsuffixlist`` package, parsed once per process.
+
+    The package's parser adds each rule's IDNA form (``公司.cn`` and ``xn--55qx5d.cn``), which
+    takes Python's IDNA codec ~40 ms over the ~10,000 rules. The rules it ends with are kept
+    in :func:`pipeline.derived.cache_dir` (named by the snapshot's and the package's content
+    hash) and read back as a list of already-expanded rules (~8 ms): the same list
+    (``tests/unit/test_urlhost.py``).
+    """
+    import publicsuffixlist
+    from publicsuffixlist import PSLFILE, PublicSuffixList
+
+    digest = hashlib.blake2b(digest_size=12)
+    for source in (Path(PSLFILE), Path(publicsuffixlist.__file__)):
+        digest.update(source.read_bytes())
+    target = cache_dir() / f"psl-{digest.hexdigest()}.txt"
+    try:
+        rules = target.read_text("utf-8").splitlines()
+    except OSError:
+        parsed = PublicSuffixList()
+        write_once(target, lambda tmp: tmp.write_text("\n".join(sorted(parsed._publicsuffix)), "utf-8"))
+        return parsed
+    return PublicSuffixList(source=rules, accept_encoded_idn=False)
 
 
 def url_registered_domain(url: str | None) -> str | None:

@@ -40,9 +40,8 @@ from __future__ import annotations
 import codecs
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
-
-from ftfy.badness import BADNESS_RE
 
 from pipeline.native import mojibake as scanner
 
@@ -78,6 +77,15 @@ BADNESS_CONTEXT = 5
 #: (``tests/oracles/mojibake.py``), and ``tests/unit/test_mojibake.py`` checks the file is
 #: current.
 FLAGS_FILE = Path(__file__).with_name("mojibake_flags.npz")
+
+
+@functools.cache
+def _badness_findall() -> Callable[[str, int, int], list[str]]:
+    """``findall`` of ftfy's badness expression (ftfy is imported when a text first has
+    non-ASCII characters: ~50 ms)."""
+    from ftfy.badness import BADNESS_RE
+
+    return BADNESS_RE.findall
 
 
 @functools.cache
@@ -171,7 +179,7 @@ def _shares(sample: str, check_cjk: bool) -> tuple[float, float, float]:
      clusters) = scanner.scan(sample, *_bmp_tables())
     if not non_ascii:
         return 0.0, 0.0, 0.0
-    findall = BADNESS_RE.findall
+    findall = _badness_findall()
     latin = sum(len(findall(sample, max(0, start - BADNESS_CONTEXT), end + BADNESS_CONTEXT))
                 for start, end in clusters) / non_ascii
     share = 0.0

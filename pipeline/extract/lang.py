@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import lzma
-import os
-import shutil
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pipeline.derived import cache_dir, write_once
 from pipeline.extract import lang_automaton
 from pipeline.native import dfa
 
@@ -37,15 +36,6 @@ MIN_CHARS = 20
 #: Language pairs the detector confuses and pages legitimately label either way.
 _SAME = {frozenset({"no", "nb"}), frozenset({"no", "nn"}), frozenset({"ms", "id"}),
          frozenset({"hr", "bs"}), frozenset({"sr", "hr"}), frozenset({"sr", "bs"})}
-
-
-def cache_dir() -> Path:
-    """Where redecode keeps derived files it can rebuild at any time (``REDECODE_CACHE_DIR``,
-    else ``$XDG_CACHE_HOME/redecode``, else ``~/.cache/redecode``)."""
-    explicit = os.environ.get("REDECODE_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "redecode"
 
 
 #: The arrays of py3langid's model, as stored in its npz.
@@ -68,33 +58,28 @@ def _decompressed_model(model_file: Path) -> Path | None:
     written."""
     import numpy as np
 
-    tmp: Path | None = None
+    def unpack(folder: Path) -> None:
+        folder.mkdir()
+        with lzma.open(model_file) as src, np.load(src, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in _MODEL_ARRAYS}
+        for name, value in arrays.items():
+            np.save(folder / f"{name}.npy", value, allow_pickle=False)
+        automaton = lang_automaton.compact(arrays["nextmove"], arrays["nextmove_row"],
+                                           arrays["out_feat"])
+        for name, value in zip(_AUTOMATON_ARRAYS, automaton[:2], strict=True):
+            np.save(folder / f"{name}.npy", value, allow_pickle=False)
+        (folder / "depth.txt").write_text(str(automaton.depth), "ascii")
+        (folder / "done").touch()  # (how releases before write_once knew a whole folder)
+
     try:
         digest = hashlib.blake2b(model_file.read_bytes(), digest_size=12).hexdigest()
-        # (the model's own float16 table; the automaton beside it)
-        target = cache_dir() / f"py3langid-{digest}-f16-ac{lang_automaton.DENSE}"
-        if not (target / "done").exists():
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            tmp.mkdir(parents=True, exist_ok=True)
-            with lzma.open(model_file) as src, np.load(src, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in _MODEL_ARRAYS}
-            for name, value in arrays.items():
-                np.save(tmp / f"{name}.npy", value, allow_pickle=False)
-            automaton = lang_automaton.compact(arrays["nextmove"], arrays["nextmove_row"],
-                                               arrays["out_feat"])
-            for name, value in zip(_AUTOMATON_ARRAYS, automaton[:2], strict=True):
-                np.save(tmp / f"{name}.npy", value, allow_pickle=False)
-            (tmp / "depth.txt").write_text(str(automaton.depth), "ascii")
-            (tmp / "done").touch()
-            try:
-                os.replace(tmp, target)  # atomic: concurrent workers never read half a model
-            except OSError:  # another process got there first
-                shutil.rmtree(tmp, ignore_errors=True)
-        return target
-    except (OSError, lzma.LZMAError, ValueError, KeyError):
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+    except OSError:
         return None
+    # (the model's own float16 table; the automaton beside it)
+    target = cache_dir() / f"py3langid-{digest}-f16-ac{lang_automaton.DENSE}"
+    if write_once(target, unpack, (lzma.LZMAError, ValueError, KeyError)):
+        return target
+    return None
 
 
 def _load_model(model_file: Path) -> tuple[tuple[Any, ...], lang_automaton.Automaton]:

@@ -29,7 +29,6 @@ from pipeline.rules import Rules
 from pipeline.runners.lock import RunLock
 from pipeline.runners.plan import RunPlan
 from pipeline.runners.plan import plan as plan_run
-from pipeline.runners.pool import Pool
 from pipeline.runners.progress import ProgressFn
 from pipeline.runners.rundir import PART_NAME, TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
@@ -205,6 +204,8 @@ def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> It
             if progress:
                 progress("file", 0, 0)
         return
+    from pipeline.runners.pool import Pool  # (multiprocessing: only a run of workers needs it)
+
     with Pool(workers) as pool:
         yield from pool.run(tasks, progress)
 

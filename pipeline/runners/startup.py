@@ -65,13 +65,17 @@ def start_worker() -> None:
 
 def settle_heap() -> None:
     """Once per worker process, when its first task starts (the pipeline's modules, tables
-    and caches are loaded by then): collect, then freeze what survives (``gc.freeze``), so
-    that no later collection walks it. A process that did not start as a worker
-    (:func:`start_worker`) is left alone."""
+    and caches are loaded by then): collect the young generations, then freeze what
+    survives (``gc.freeze``), so that no later collection walks it. A process that did not
+    start as a worker (:func:`start_worker`) is left alone.
+
+    The young generations only: after a one-page run's imports and first page, a full
+    collection found nothing they had not (88 objects, all in generations 0 and 1) and cost
+    10-13 ms of CPU where theirs cost 1-2 ms."""
     global _settled
     if _started and not _settled:
         _settled = True
-        gc.collect()
+        gc.collect(1)
         gc.freeze()
 
 

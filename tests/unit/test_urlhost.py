@@ -86,3 +86,27 @@ def test_rules_compare_an_override_host_as_the_parser_serializes_it(tmp_path) ->
     override = load_rules(rules).encoding.overrides[0]
     assert override.host == "xn--bcher-kva.de"
     assert evidence.match_override((override,), "http://www.BÜCHER.de/katalog") is override
+
+
+def test_the_cached_public_suffix_list_is_the_packages_own(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # parsed by the package once (and kept in the cache), then read back from the cache:
+    # the same rules either way, IDNA forms included
+    from publicsuffixlist import PublicSuffixList
+
+    from pipeline import urlhost
+
+    monkeypatch.setenv("REDECODE_CACHE_DIR", str(tmp_path))
+    urlhost.public_suffix_list.cache_clear()
+    try:
+        parsed = urlhost.public_suffix_list()
+        (kept,) = tmp_path.glob("psl-*.txt")
+        urlhost.public_suffix_list.cache_clear()
+        cached = urlhost.public_suffix_list()
+        assert cached is not parsed
+        own = PublicSuffixList()
+        for psl in (parsed, cached):
+            assert psl._publicsuffix == own._publicsuffix and psl._maxlabel == own._maxlabel
+        assert "xn--55qx5d.cn" in cached._publicsuffix and "公司.cn" in cached._publicsuffix
+        assert kept.read_text("utf-8").count("\n") + 1 == len(own._publicsuffix)
+    finally:
+        urlhost.public_suffix_list.cache_clear()
