@@ -22,7 +22,8 @@ cd "$work/repo"
 "$python" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 # objects and fetched sources are cached by content and flags: share the checkout's cache
-export REDECODE_BUILD_CACHE="$here/build/native"
+# (or the one REDECODE_BUILD_CACHE names)
+export REDECODE_BUILD_CACHE="${REDECODE_BUILD_CACHE:-$here/build/native}"
 slow_args=(-m "not slow and not browser and not spark")
 case "$job" in
   sanitize)
