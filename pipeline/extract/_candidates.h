@@ -6,7 +6,7 @@
  * UTF-8 (the UTF-8 of the str the tuple form holds). The head's tag, attr, rel and text are
  * indexes into a list of objects that comes with the pack: the element's local name, the
  * attribute name or None, the rel value or None, the anchor text; the same
- * (kind, tag, attr, value, rel, text) as links.link_candidates gives, each str made once. */
+ * (kind, tag, attr, value, rel, text) as the oracle's link_candidates gives, each str made once. */
 #ifndef REDECODE_CANDIDATES_H
 #define REDECODE_CANDIDATES_H
 

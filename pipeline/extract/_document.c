@@ -18,8 +18,8 @@
  * Python object, an attribute dict, a str. Here the walks hand Python only the results:
  * link tuples, the visible text, the marked block text. They never modify the tree.
  *
- * Semantics mirrored exactly (tests/unit/test_document.py compares with the selectolax
- * reference):
+ * Semantics mirrored exactly (tests/unit/test_document.py compares with the oracles over
+ * selectolax's tree, tests/oracles/):
  *   - selectolax's LexborNode.text(): the text nodes of the subtree in tree order,
  *     concatenated; with strip=True each one is str.strip()ped (Python's Unicode
  *     whitespace) and the parts joined by the separator; skip_empty drops text nodes
@@ -474,7 +474,7 @@ static int subtree_text(lxnode *scope, buf_t *out) {
     return 0;
 }
 
-/* ---- the links' candidates (pipeline.extract.links.link_candidates is the reference) ---
+/* ---- the links' candidates (tests/oracles/walks.py's link_candidates is the oracle) ---
  * In tree order, each URL-valued attribute and each content that holds URLs, as
  * (kind, tag, attr, value, rel, text): the tables come from
  * pipeline.extract.url_attributes through configure_urls(). */
@@ -1429,7 +1429,7 @@ static int collapse_lines(buf_t *a, buf_t *b, const unsigned char *s, size_t n) 
 #define M_CLOSE 0x82
 #define M_LINE 0x83
 
-/* One block (main_text.prepare_blocks): its length, its text outside links (markers as
+/* One block (the oracle's prepare_blocks): its length, its text outside links (markers as
  * spaces, whitespace collapsed), its number of links, and its cleaned lines. */
 static PyObject *block_tuple(const unsigned char *s, size_t n, buf_t *a, buf_t *b) {
     int blank = 1;
@@ -1487,7 +1487,7 @@ built:;
                          (Py_ssize_t)links, b->data ? b->data : "", (Py_ssize_t)b->len);
 }
 
-/* The blocks of marked UTF-8 text (main_text.prepare_blocks). */
+/* The blocks of marked UTF-8 text (the oracle's prepare_blocks). */
 static PyObject *blocks_of(const unsigned char *s, size_t n) {
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
@@ -1927,7 +1927,7 @@ fail:
     return NULL;
 }
 
-/* The candidates of a pack as links.link_candidates gives them: a new list of
+/* The candidates of a pack as the oracle's link_candidates gives them: a new list of
  * (kind, tag, attr, value, rel, text). */
 static PyObject *unpacked(const buf_t *pack, PyObject *objects) {
     PyObject *out = PyList_New(0);
@@ -2170,7 +2170,7 @@ static PyObject *text_urls(PyObject *arg, PyObject *(*fn)(const unsigned char *,
     const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
     if (s == NULL) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a str expected");
-        return NULL;  /* (a lone surrogate: UnicodeEncodeError; the caller takes the reference path) */
+        return NULL;  /* (a lone surrogate: UnicodeEncodeError) */
     }
     return fn((const unsigned char *)s, (size_t)n);
 }

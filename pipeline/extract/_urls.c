@@ -191,7 +191,7 @@ static int append_link(PyObject *out, PyObject *const values[LINK_FIELDS]) {
 }
 
 /* ---- a document's links, in one call ------------------------------------------------
- * pipeline.extract.links.extract_links' loop (its Python branch is the reference): each
+ * tests/oracles/extract.py's extract_links, one candidate at a time, is the oracle: each
  * distinct value resolved once per way of resolving it (and re-encoded in the document's
  * encoding through a Python callback where that can change it), its host taken from the
  * same ada parse, the host's internal flag (cached per host in a dict the caller seeds;
@@ -503,7 +503,7 @@ static int link_of_tuple(links_t *L, PyObject *c) {
 
 /* links(candidates, base, page_data, page_url, has_domain, internal_of, internal_fn,
  *       reencode, reencode_all) -> (tuple of Link, bad)
- * candidates: [(kind, tag, attr, value, rel, text)] as links.link_candidates gives them; base: the
+ * candidates: [(kind, tag, attr, value, rel, text)] as the walk gives them; base: the
  * base URL as UTF-8 bytes or None; page_data / page_url: the document's URL as UTF-8 bytes
  * and as str, or None; has_domain: whether the page has a registered domain (else every
  * internal flag is None); internal_of: {host: internal} (read and filled); internal_fn:

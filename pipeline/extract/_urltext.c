@@ -1,6 +1,6 @@
 /* The URLs inside text: a srcset value, a style sheet, a script. Compiled into
- * pipeline.extract._document beside the walks. Each function mirrors its pure-Python
- * reference step by step (tests compare them on real pages, generated inputs and the
+ * pipeline.native._document beside the walks. Each function mirrors its oracle in
+ * tests/oracles/ step by step (tests compare them on real pages, generated inputs and the
  * fuzzer's): srcset.parse_srcset (HTML Standard "parse a srcset attribute"),
  * css_urls.css_urls (CSS Syntax Level 3 §3.3 and §4 tokenization), and
  * script_strings.string_literals + url_like (ECMAScript §12 lexical grammar, string

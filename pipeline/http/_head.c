@@ -1,8 +1,8 @@
 /* parse_head(block) -> (status, status_line, headers, body_start, notes) | None: the stored
- * response's head, exactly as pipeline/http/message.py's pure-Python parse_head splits it
+ * response's head, exactly as tests/oracles/http_head.py's parse_head splits it
  * (RFC 9112 §2.1 message format, §4 status line, §5.2 obs-fold, with the same leniencies:
  * bare LF and CR CR LF line ends, lines without a colon dropped, the 1 MiB / 256 KiB caps).
- * That function stays the reference; tests/unit/test_http_head_c.py compares the two on the
+ * That function is the oracle; tests/unit/test_http_head_c.py compares the two on the
  * 42 WARC samples, the fixtures and generated heads. Python spends ~7 µs a response here
  * (a split, a regex, a strip per line); this is one pass over the head's bytes.
  */

@@ -1,6 +1,6 @@
 /* warc_fields(items, names) -> tuple | None: what the fast path reads of a WARC record's
- * header, in one pass over FastWARC's headers.items(), exactly as the pure-Python reference
- * pipeline/sources/fast.py's warc_fields_python does (tests/unit/test_sources_fields.py
+ * header, in one pass over FastWARC's headers.items(), exactly as the oracle
+ * tests/oracles/warc_fields.py's warc_fields does (tests/unit/test_sources_fields.py
  * compares the two on generated headers):
  *
  * - for each of `names` (lowercase ASCII), the value of the first (key, value) item whose
