@@ -25,6 +25,8 @@ cd "$work/repo"
 # (or the one REDECODE_BUILD_CACHE names)
 export REDECODE_BUILD_CACHE="${REDECODE_BUILD_CACHE:-$here/build/native}"
 slow_args=(-m "not slow and not browser and not spark")
+# one test file per process on every core, as make test runs them (JOBS: make's)
+jobs_args=(-n "${JOBS:-auto}" --dist loadfile)
 case "$job" in
   sanitize)
     REDECODE_SANITIZE=1 .venv/bin/python -m pip install -q -e '.[dev]'
@@ -35,7 +37,7 @@ case "$job" in
     export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
     export PYTHONMALLOC=malloc
-    .venv/bin/python -m pytest -p no:cacheprovider "${slow_args[@]}"
+    .venv/bin/python -m pytest -p no:cacheprovider "${jobs_args[@]}" "${slow_args[@]}"
     .venv/bin/python scripts/fuzz_extract.py --seconds "${FUZZ_SECONDS:-120}" --seed "${FUZZ_SEED:-$RANDOM}" \
       --save-failures "$here/build/fuzz-failures"
     ;;
@@ -46,7 +48,7 @@ case "$job" in
     .venv/bin/python -m pip install -q --no-build-isolation -e '.[dev]' "${floors[@]}"
     .venv/bin/python scripts/check_native.py
     .venv/bin/python -c "import pipeline.native as n, selectolax; print('floor: ada-url', n.urls.ADA_URL_VERSION, 'compiled in; selectolax', selectolax.__version__)"
-    .venv/bin/python -m pytest -p no:cacheprovider -m "not slow"
+    .venv/bin/python -m pytest -p no:cacheprovider "${jobs_args[@]}" -m "not slow"
     ;;
   *) echo "usage: $0 sanitize|floor" >&2; exit 2 ;;
 esac
