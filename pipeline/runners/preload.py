@@ -16,6 +16,12 @@ from pipeline.runners.startup import start_worker
 
 start_worker()  # first: it sets what numpy reads when it loads
 
+from pipeline.encoding.decoders import (  # noqa: E402, F401 - each loaded on its first page otherwise
+    cjk_chinese,
+    cjk_japanese,
+    cjk_korean,
+    iso_2022_jp,
+)
 from pipeline.rules import load_rules  # noqa: E402
 from pipeline.runners import task  # noqa: E402, F401 - loads the whole pipeline
 from pipeline.runners.worker import process_record  # noqa: E402

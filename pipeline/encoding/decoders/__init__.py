@@ -21,14 +21,11 @@ DecodeResult(text='あ�A', decode_errors=1)
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline.encoding.decoders import single_byte
-from pipeline.encoding.decoders.cjk_chinese import BIG5, GB18030
-from pipeline.encoding.decoders.cjk_japanese import EUC_JP, SHIFT_JIS
-from pipeline.encoding.decoders.cjk_korean import EUC_KR
-from pipeline.encoding.decoders.iso_2022_jp import decode_iso_2022_jp
 from pipeline.encoding.decoders.utf import decode_utf8, decode_utf16
 from pipeline.encoding.lookup import get_an_encoding
 
@@ -57,17 +54,32 @@ def _single_byte(body: bytes, encoding: str) -> tuple[str, int]:
     return single_byte.decode_single_byte(body, encoding)
 
 
+def _imported(module: str, name: str) -> Callable[[bytes], tuple[str, int]]:
+    """The decoder ``name`` of the module ``module`` of this package, imported on its first
+    page: the CJK decoders and their correction layer cost an import most runs never need."""
+
+    @functools.cache
+    def load() -> Callable[[bytes], tuple[str, int]]:
+        found: object = importlib.import_module(f"{__name__}.{module}")
+        for attribute in name.split("."):
+            found = getattr(found, attribute)
+        assert callable(found), (module, name)
+        return found
+
+    return lambda body: load()(body)
+
+
 _DECODERS: dict[str, Callable[[bytes], tuple[str, int]]] = {
     "UTF-8": decode_utf8,
     "UTF-16LE": lambda body: decode_utf16(body, big_endian=False),
     "UTF-16BE": lambda body: decode_utf16(body, big_endian=True),
-    "gb18030": GB18030.decode,
-    "GBK": GB18030.decode,  # "GBK's decoder is gb18030's decoder."
-    "Big5": BIG5.decode,
-    "EUC-JP": EUC_JP.decode,
-    "ISO-2022-JP": decode_iso_2022_jp,
-    "Shift_JIS": SHIFT_JIS.decode,
-    "EUC-KR": EUC_KR.decode,
+    "gb18030": _imported("cjk_chinese", "GB18030.decode"),
+    "GBK": _imported("cjk_chinese", "GB18030.decode"),  # "GBK's decoder is gb18030's decoder."
+    "Big5": _imported("cjk_chinese", "BIG5.decode"),
+    "EUC-JP": _imported("cjk_japanese", "EUC_JP.decode"),
+    "ISO-2022-JP": _imported("iso_2022_jp", "decode_iso_2022_jp"),
+    "Shift_JIS": _imported("cjk_japanese", "SHIFT_JIS.decode"),
+    "EUC-KR": _imported("cjk_korean", "EUC_KR.decode"),
     "replacement": _replacement,
     **{
         name: functools.partial(_single_byte, encoding=name)
