@@ -525,7 +525,7 @@ static int has_byte(const lxstr *v, unsigned char c) {
     return v != NULL && v->length && memchr(v->data, c, v->length) != NULL;
 }
 
-/* url_attributes.script_is_read over the type and language values (NULL: absent or
+/* the oracle's script_is_read over the type and language values (NULL: absent or
  * value-less, as selectolax's attributes give None). */
 static int script_is_read(const lxstr *type, const lxstr *language) {
     if (type == NULL) {
@@ -1561,8 +1561,8 @@ static char *meta_keys[MAX_META_KEYS];
 static size_t meta_key_len[MAX_META_KEYS];
 static Py_ssize_t meta_key_count;
 
-/* Whether a meta key, ASCII whitespace stripped and lowercased, is a wanted one
- * (meta.wanted_key: str.lower() is Unicode's, but no non-ASCII character lowercases into
+/* Whether a meta key, ASCII whitespace stripped and lowercased, is a wanted one (the
+ * oracle's wanted_key: str.lower() is Unicode's, but no non-ASCII character lowercases into
  * a wanted key, document.py checks: a key with a non-ASCII byte is never wanted). */
 static int wanted_key(const lxstr *v) {
     if (v == NULL) return 0;

@@ -90,9 +90,9 @@ def _configure() -> None:
     )
     # the class/id words, searched in C for ASCII names (others go to the regex above)
     core.configure_patterns(tuple(BOILERPLATE_PATTERNS))
-    # The C walk ASCII-lowercases meta keys where meta.wanted_key uses str.lower(): the same
-    # answer as long as no non-ASCII character lowercases into a wanted key (only KELVIN
-    # SIGN -> "k" and I WITH DOT -> "i" + U+0307 lowercase into ASCII letters at all).
+    # The C walk ASCII-lowercases meta keys where the oracle's wanted_key uses str.lower():
+    # the same answer as long as no non-ASCII character lowercases into a wanted key (only
+    # KELVIN SIGN -> "k" and I WITH DOT -> "i" + U+0307 lowercase into ASCII letters at all).
     if any(not key.isascii() or "k" in key for key in WANTED_KEYS):
         raise RuntimeError("a wanted meta key the compiled test cannot match like str.lower()")
     core.configure_head(tuple(sorted({name.lower() for name in INTEGRATION_POINTS})),

@@ -81,16 +81,6 @@ class HeadFacts:
     html_lang: str | None  # lang of the document element (the first html element)
 
 
-def wanted_key(key: str | None) -> bool:
-    """Whether a meta ``property`` or ``name`` is one metadata reads (ASCII whitespace
-    stripped, lowercased).
-
-    >>> wanted_key(" OG:Title "), wanted_key("viewport"), wanted_key(None)
-    (True, False, False)
-    """
-    return key is not None and key.strip(ASCII_WHITESPACE).lower() in WANTED_KEYS
-
-
 def extract_metadata(facts: HeadFacts, url: str | None, encoding: str) -> Metadata:
     """Every metadata field of a parsed document, from its :class:`HeadFacts`.
 
