@@ -13,7 +13,6 @@ Decision, per record:
 
 from __future__ import annotations
 
-import hashlib
 import lzma
 from functools import lru_cache
 from pathlib import Path
@@ -51,12 +50,14 @@ _AUTOMATON_ARRAYS = ("ac_states", "ac_blocks")
 def _decompressed_model(model_file: Path) -> Path | None:
     """py3langid's model (an LZMA-compressed npz) unpacked once into :func:`cache_dir`, one
     ``.npy`` file per array, with the compact automaton of its DFA and that automaton's
-    depth (``depth.txt``), named by the model's content hash (so every checkout and venv
-    shares one copy). The LZMA costs ~0.45 s in every process, copying the table out of
+    depth (``depth.txt``), named by the py3langid release and the model file's size (so
+    every checkout and venv of that release shares one copy; hashing the 4.6 MB file cost
+    every start ~8 ms). The LZMA costs ~0.45 s in every process, copying the table out of
     an npz ~0.1 s, building the automaton ~1.5 s; a ``.npy`` is memory-mapped instead: no
     copy, and the page cache shares it between workers. None when the cache cannot be
     written."""
     import numpy as np
+    import py3langid
 
     def unpack(folder: Path) -> None:
         folder.mkdir()
@@ -72,11 +73,11 @@ def _decompressed_model(model_file: Path) -> Path | None:
         (folder / "done").touch()  # (how releases before write_once knew a whole folder)
 
     try:
-        digest = hashlib.blake2b(model_file.read_bytes(), digest_size=12).hexdigest()
+        size = model_file.stat().st_size
     except OSError:
         return None
     # (the model's own float16 table; the automaton beside it)
-    target = cache_dir() / f"py3langid-{digest}-f16-ac{lang_automaton.DENSE}"
+    target = cache_dir() / f"py3langid-{py3langid.__version__}-{size}-f16-ac{lang_automaton.DENSE}"
     if write_once(target, unpack, (lzma.LZMAError, ValueError, KeyError)):
         return target
     return None
@@ -117,10 +118,14 @@ def _identifier() -> Any:
         features in the same order, the same formula in float64 over the model's float16
         table (tests/unit/test_extract_lang.py)."""
 
-        __slots__ = ("_automaton", "_depth", "_aliases", "_pc32")
+        __slots__ = ("_automaton", "_depth", "_aliases", "_pc32", "tk_row")
 
-        def __init__(self, *args: Any, automaton: lang_automaton.Automaton, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
+        def __init__(self, *args: Any, tk_row: Any, automaton: lang_automaton.Automaton,
+                     **kwargs: Any) -> None:
+            # py3langid's own walk pre-shifts every state's row (~11 ms at each start); it
+            # never runs here, so it is given no rows (and the model's afterwards)
+            super().__init__(*args, tk_row=(), **kwargs)
+            self.tk_row = tk_row
             self._automaton = automaton[:2]
             self._depth = automaton.depth
             self._aliases = tuple(self._alias_pairs)
