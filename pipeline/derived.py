@@ -3,9 +3,9 @@ runs: where it lives, and how one is written so that concurrent processes never 
 of it.
 
 The folder is ``REDECODE_CACHE_DIR``, else ``$XDG_CACHE_HOME/redecode``, else
-``~/.cache/redecode``; every file in it is named by the content hash of what it was derived
-from, so every checkout and venv shares one copy and a new release of a dependency makes a
-new one. Deleting the folder costs the next run the derivation, nothing else.
+``~/.cache/redecode``; every file in it is named by what it was derived from (a content hash,
+or a dependency's release and the size of the file it ships), so every checkout and venv
+shares one copy and a new release of a dependency makes a new one. Deleting the folder costs the next run the derivation, nothing else.
 """
 
 from __future__ import annotations
