@@ -420,10 +420,12 @@ def decode(
 
 
 def _mount_audit_commands() -> None:
-    # audit / diff / report live in their own module; they appear as top-level commands.
-    from pipeline import cli_audit
+    # audit / diff / report and suggest-rules live in their own modules; they appear as
+    # top-level commands.
+    from pipeline import cli_audit, cli_rules
 
     app.registered_commands.extend(cli_audit.app.registered_commands)
+    app.registered_commands.extend(cli_rules.app.registered_commands)
 
 
 _mount_audit_commands()

@@ -64,6 +64,17 @@ RECORDS = pa.schema(
         ("encoding", pa.string()),
         ("encoding_source", pa.string()),
         ("encoding_browser", pa.string()),
+        # the encoding the page's own declarations give (header, else in-document), won or not
+        ("encoding_declared", pa.string()),
+        # what the bytes alone decode as (UTF-8 check, byte patterns, the detector), and on
+        # what: utf8 | pattern | detector | detector-weak; NULL for ASCII-only bytes or a BOM
+        ("encoding_bytes", pa.string()),
+        ("encoding_bytes_evidence", pa.string()),
+        # the non-ASCII bytes the detector read (its evidence's weight); NULL for the others
+        ("encoding_bytes_weight", pa.int64()),
+        # the other single-byte encodings that read the body exactly as encoding_bytes does
+        # (comma-separated); NULL when none
+        ("encoding_bytes_alike", pa.string()),
         ("encoding_confidence", pa.string()),
         ("encoding_signals", pa.string()),  # JSON list of every signal seen
         ("declared_conflict", pa.bool_()),

@@ -56,6 +56,11 @@ typed as (
         cast(null as varchar) as encoding,
         cast(null as varchar) as encoding_source,
         cast(null as varchar) as encoding_browser,
+        cast(null as varchar) as encoding_declared,
+        cast(null as varchar) as encoding_bytes,
+        cast(null as varchar) as encoding_bytes_evidence,
+        cast(null as bigint) as encoding_bytes_weight,
+        cast(null as varchar) as encoding_bytes_alike,
         cast(null as varchar) as encoding_confidence,
         cast(null as varchar) as encoding_signals,
         cast(null as boolean) as declared_conflict,
@@ -133,6 +138,11 @@ final as (
         encoding,
         encoding_source,
         encoding_browser,
+        encoding_declared,
+        encoding_bytes,
+        encoding_bytes_evidence,
+        encoding_bytes_weight,
+        encoding_bytes_alike,
         encoding_confidence,
         encoding_signals,
         declared_conflict,
@@ -416,6 +426,11 @@ renamed as (
         encoding,
         encoding_source,
         encoding_browser,
+        encoding_declared,
+        encoding_bytes,
+        encoding_bytes_evidence,
+        encoding_bytes_weight,
+        encoding_bytes_alike,
         encoding_confidence,
         encoding_signals,
         coalesce(declared_conflict, false) as has_declared_conflict,
@@ -586,6 +601,44 @@ final as (
             getvariable('redecode_run'),
             (select run_id from newest)
         ) as run_id
+)
+
+select * from final;
+
+create or replace view int_rule_evidence as
+-- int_rule_evidence: one row per decoded record of the selected run, with the
+-- evidence `redecode suggest-rules` pools per host and URL prefix: the page's own
+-- declaration, what its bytes alone decode as, on what evidence and how much of it,
+-- and what the run decided. Grain: record.
+with
+
+records as (
+    select * from stg_records
+),
+
+selected_run as (
+    select run_id from int_selected_run
+),
+
+final as (
+    select
+        records.record_id,
+        records.url,
+        records.url_host_name as host,
+        -- scheme, host and first path segment ("http://h/ja/"), '' when the path has none
+        regexp_extract(
+            records.url, '^([A-Za-z][A-Za-z0-9+.-]*://[^/?#]*/[^/?#]+/)', 1
+        ) as url_prefix,
+        records.bom,
+        records.encoding_declared,
+        records.encoding_bytes,
+        records.encoding_bytes_evidence,
+        records.encoding_bytes_weight,
+        records.encoding_bytes_alike,
+        records.encoding,
+        records.encoding_source
+    from records
+    inner join selected_run on records.run_id = selected_run.run_id
 )
 
 select * from final;

@@ -15,6 +15,12 @@ EncodingSource = Literal[
 Policy = Literal["standard", "browser", "repair"]
 #: The HTML Standard's confidence terms.
 Confidence = Literal["certain", "tentative", "irrelevant"]
+#: What says what the bytes alone are (``EncodingDecision.bytes_evidence``): "utf8" valid
+#: multi-byte UTF-8 and "pattern" a byte pattern that admits one reading (BOM-less UTF-16's
+#: NULs, ISO-2022-JP's escapes) are certain; "detector" is the statistical detector's answer,
+#: as strong as the non-ASCII bytes it read (``bytes_weight``), "detector-weak" an answer the
+#: detector itself marks weak (chardetng's ``guess_assess``).
+BytesEvidence = Literal["utf8", "pattern", "detector", "detector-weak"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +53,19 @@ class EncodingDecision:
     meta_charset: str | None  # the in-document label as seen (meta / xml / late-meta)
     bom: str | None  # "UTF-8", "UTF-16LE", "UTF-16BE" or None
     signals: tuple[Signal, ...]
+    #: The encoding the page's own declarations give (header, else the in-document ones, in
+    #: the standard order), whether or not it won; None when it declares none (or has a BOM).
+    declared: str | None = None
+    #: What the bytes alone decode as, declarations and rules left out: the standard
+    #: policy's undeclared steps (UTF-16 pattern, ISO-2022-JP escapes, the UTF-8 check, the
+    #: detector); None for a BOM or for ASCII-only bytes (every ASCII-compatible encoding
+    #: reads them alike). The evidence operator rules are proposed from.
+    bytes_encoding: str | None = None
+    bytes_evidence: BytesEvidence | None = None
+    #: the non-ASCII bytes the detector read (None unless ``bytes_evidence`` is the detector's)
+    bytes_weight: int | None = None
+    #: the other single-byte encodings that read the body exactly as ``bytes_encoding`` does
+    bytes_alike: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
