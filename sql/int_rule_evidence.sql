@@ -1,7 +1,7 @@
--- int_rule_evidence: one row per decoded record of the selected run, with the
--- evidence `redecode suggest-rules` pools per host and URL prefix: the page's own
--- declaration, what its bytes alone decode as, on what evidence and how much of it,
--- and what the run decided. Grain: record.
+-- int_rule_evidence: one row per decoded record of the selected run, with
+-- the evidence `redecode suggest-rules` pools per host and URL prefix: the
+-- page's own declaration, what its bytes alone decode as, on what evidence
+-- and how much of it, and what the run decided. Grain: record.
 with
 
 records as (
@@ -17,9 +17,11 @@ final as (
         records.record_id,
         records.url,
         records.url_host_name as host,
-        -- scheme, host and first path segment ("http://h/ja/"), '' when the path has none
+        -- scheme, host and first path segment ("http://h/ja/"); '' for none
         regexp_extract(
-            records.url, '^([A-Za-z][A-Za-z0-9+.-]*://[^/?#]*/[^/?#]+/)', 1
+            records.url,
+            '^([A-Za-z][A-Za-z0-9+.-]*://[^/?#]*/[^/?#]+/)',
+            1
         ) as url_prefix,
         records.bom,
         records.encoding_declared,

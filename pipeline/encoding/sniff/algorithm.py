@@ -58,7 +58,7 @@ REPAIR_MIN_MULTIBYTE = 2
 #: repair-detected overrides a legacy declaration only on at least this many non-ASCII bytes
 #: (in the detector's sample): below it a detector's confidence and a mojibake score are
 #: ratios over too few characters. Fitted by ``scripts/fit_repair.py`` (docs/sniffing.md).
-REPAIR_MIN_NON_ASCII = 16
+REPAIR_MIN_NON_ASCII = 48
 _ASCII_BYTES = bytes(range(0x80))
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 #: A UTF-16 declaration with no NUL byte in this many bytes is repaired (repair policy).
