@@ -80,7 +80,8 @@ def suggest_rules_command(
     con = audit.connect(parts, run=run_id)
     known = _known_runs(out, con, [run_id] if run_id is not None else [])
     selected = run_id or known[0]
-    overrides = current.encoding.overrides if rules is not None else _run_overrides(con, selected)
+    overrides = (current.encoding.overrides if rules is not None
+                 else suggest.run_overrides(con, selected))
     groups = suggest.gather(con, overrides, holdout)
     found = suggest.propose(groups, min_pages=min_pages, holdout=holdout, run_id=selected)
     if fmt is RulesFormat.json:
@@ -99,20 +100,6 @@ def suggest_rules_command(
              f"{len(found.not_proposed)} not proposed")
     if _report_unreadable(parts, {selected}):
         raise _fail("some parts of this run could not be read (listed above)", 3)
-
-
-def _run_overrides(con: object, run_id: str) -> tuple:
-    """The overrides the run itself was made with (its runs row's config)."""
-    from pipeline.rules import RulesError, rules_from_json
-
-    row = con.execute(  # type: ignore[attr-defined]
-        "select config from runs where run_id = ?", [run_id]).fetchone()
-    if row is None or row[0] is None:
-        return ()
-    try:
-        return rules_from_json(json.loads(row[0]).get("rules", {})).encoding.overrides
-    except (RulesError, ValueError, AttributeError):
-        return ()
 
 
 def _check_rules_file(text: str) -> None:

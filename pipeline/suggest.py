@@ -422,6 +422,38 @@ def _matches(override: Override, group: Group) -> bool:
     return group.url_prefix == override.url_prefix
 
 
+def run_overrides(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Override, ...]:
+    """The overrides run ``run_id`` was made with (its ``runs`` row's config); () when it
+    recorded none or they no longer validate."""
+    from pipeline.rules import RulesError, rules_from_json
+
+    row = con.execute("select config from runs where run_id = ?", [run_id]).fetchone()
+    if row is None or row[0] is None:
+        return ()
+    try:
+        return rules_from_json(json.loads(row[0]).get("rules", {})).encoding.overrides
+    except (RulesError, ValueError, AttributeError):
+        return ()
+
+
+def for_selected_run(con: duckdb.DuckDBPyConnection) -> Suggestion:
+    """What ``suggest-rules`` proposes for the connection's selected run (its own rules
+    current): the audits and the report show it."""
+    (run_id,) = con.execute("select run_id from int_selected_run").fetchone() or (None,)
+    if run_id is None:
+        return propose([], run_id="")
+    return propose(gather(con, run_overrides(con, run_id), None), run_id=run_id)
+
+
+def proposals_table(suggestion: Suggestion) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The proposals as a table: columns, rows (where, encoding, mode, pages changed, pages
+    with strong evidence for it, support)."""
+    columns = ["rule", "encoding", "mode", "would_change", "strong_pages", "support"]
+    rows = [(p.where, p.override.encoding, p.override.mode, p.effect.changed,
+             p.effect.agreeing, round(p.weight_share, 2)) for p in suggestion.proposals]
+    return columns, rows
+
+
 # ---------------------------------------------------------------------------------------
 # Output
 

@@ -212,3 +212,22 @@ def test_the_toml_output_loads_and_says_its_evidence() -> None:
     rules = load_rules("x", raw=text.encode())
     assert rules.encoding.overrides == (Override("windows-1251", host="h.example", mode="force"),)
     assert "7 declarations contradicted by their bytes" in text
+
+
+def test_audit_and_report_show_the_rules_and_can_gate_on_them(crawl, tmp_path: Path) -> None:
+    work, out, pages = crawl
+    proposed = json.loads(redecode("suggest-rules", "--out", str(out), "--run-id", "std",
+                                   "--format", "json").stdout)["proposed"]
+    assert proposed
+    gated = redecode("audit", "--out", str(out), "--run", "std", "--fail-on",
+                     "proposed_rules>0", "--format", "json")
+    assert gated.returncode == 1 and "FAILED gate proposed_rules>0" in gated.stderr
+    shown = json.loads(gated.stdout)
+    assert shown["gates"]["proposed_rules"] == len(proposed)
+    assert shown["proposed_rules"] == proposed
+    report = tmp_path / "report.html"
+    result = redecode("report", "--out", str(out), "--run", "std", "-o", str(report))
+    assert result.returncode == 0, result.stderr
+    html = report.read_text(encoding="utf-8")
+    assert "Rules the evidence supports" in html
+    assert all((rule["host"] or rule["url_prefix"]) in html for rule in proposed)
