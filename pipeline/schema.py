@@ -66,6 +66,8 @@ RECORDS = pa.schema(
         ("encoding_browser", pa.string()),
         ("encoding_confidence", pa.string()),
         ("encoding_signals", pa.string()),  # JSON list of every signal seen
+        # two declarations (header, <meta>, XML declaration) name different encodings
+        # (decision.DECLARING_SIGNALS)
         ("declared_conflict", pa.bool_()),
         ("replacement_chars", pa.int64()),
         ("decode_errors", pa.int64()),

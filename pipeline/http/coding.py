@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import brotli
 import zstandard
 
+from pipeline.errors import ErrorType
 from pipeline.http.mime_sniff import has_binary_data_byte
 from pipeline.inflate import GZIP_WBITS, INFLATE_ERRORS, RAW_WBITS, ZLIB_WBITS, decompressobj
 
@@ -41,7 +42,7 @@ class CodingFailure:
     ``http-content-encoding-failed``, ``http-content-encoding-unsupported`` or
     ``http-decompressed-too-large``."""
 
-    error_type: str
+    error_type: ErrorType
     message: str
 
 

@@ -27,7 +27,7 @@ MIME type (header essence, else sniffed).
 
 from __future__ import annotations
 
-from pipeline.errors import RecordError
+from pipeline.errors import ErrorType, RecordError
 from pipeline.http.chunked import dechunk
 from pipeline.http.coding import CodingFailure, Decoded, decode_content, split_codings
 from pipeline.http.message import parse_head
@@ -44,7 +44,7 @@ def _latin1(value: bytes | None) -> str | None:
     return None if value is None else value.decode("latin-1")
 
 
-def _error(raw: RawRecord, error_type: str, message: str) -> RecordError:
+def _error(raw: RawRecord, error_type: ErrorType, message: str) -> RecordError:
     return RecordError(stage="http", error_type=error_type, message=message,
                        warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
                        record_id=raw.record_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO, Literal
 
-from pipeline.errors import RecordError
+from pipeline.errors import ErrorType, RecordError
 from pipeline.sources.containers import (
     BZIP2,
     MAX_ZSTD_DICTIONARY,
@@ -30,7 +30,7 @@ from pipeline.sources.warc import MAX_BLOCK, MAX_HEADER, read_careful
 Reader = Literal["auto", "careful"]
 
 
-def _err(name: str, error_type: str, message: str) -> RecordError:
+def _err(name: str, error_type: ErrorType, message: str) -> RecordError:
     return RecordError(stage="source", error_type=error_type, message=message, warc_filename=name)
 
 

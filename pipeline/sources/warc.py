@@ -39,7 +39,7 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from pipeline.errors import RecordError
+from pipeline.errors import ErrorType, RecordError
 from pipeline.inflate import INFLATE_ERRORS
 from pipeline.sources.containers import Codec
 from pipeline.sources.record import RawRecord
@@ -126,7 +126,7 @@ class _Broken:
     """A record that could not be read; reading resynchronizes after it."""
 
     start: int
-    error_type: str
+    error_type: ErrorType
     message: str
     record_id: str | None = None
 
@@ -162,7 +162,7 @@ class _HeaderLines:
         return self._src.tell()
 
 
-def _error_type(exc: BaseException, caps: _Caps) -> str:
+def _error_type(exc: BaseException, caps: _Caps) -> ErrorType:
     if isinstance(exc, caps.errors):
         return caps.corrupt
     if isinstance(exc, HeaderTooLong):
@@ -211,8 +211,8 @@ def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *,
             continue  # blank lines between records (WARC: CRLF CRLF; ARC: LF, or none)
         elif len(line) > caps.max_header:
             # A first line over the cap: not a record line at all, unless it starts like one.
-            kind = ("source-header-too-long" if line.startswith(b"WARC/")
-                    else "source-invalid-record-header")
+            kind: ErrorType = ("source-header-too-long" if line.startswith(b"WARC/")
+                               else "source-invalid-record-header")
             item: _Parsed | _Broken = _Broken(
                 start, kind, f"a line of over {caps.max_header} bytes: {line[:80]!r}")
             yield item
@@ -356,6 +356,11 @@ def _embedded_record(block: bytes) -> int | None:
     return m.start(1) if m else None
 
 
+#: The error type of corrupt compressed data, per codec.
+_CORRUPT: dict[str, ErrorType] = {"gzip": "source-gzip-corrupt", "zstd": "source-zstd-corrupt",
+                                  "lz4": "source-lz4-corrupt", "bzip2": "source-bzip2-corrupt"}
+
+
 @dataclass(frozen=True, slots=True)
 class _Caps:
     """The reader's limits, and what the container's decompressor raises."""
@@ -363,7 +368,7 @@ class _Caps:
     max_block: int = MAX_BLOCK
     max_header: int = MAX_HEADER
     errors: tuple[type[BaseException], ...] = INFLATE_ERRORS
-    corrupt: str = "source-gzip-corrupt"  # the error type for corrupt compressed data
+    corrupt: ErrorType = "source-gzip-corrupt"  # the error type for corrupt compressed data
     stream_end: int | None = None  # where the stream ends, when known (a plain file's size)
     warc: bool = False  # the file is known to be WARC (not sniffed from the first line read)
 
@@ -424,7 +429,7 @@ def _to_raw(p: _Parsed, name: str, offset: int, length: int, in_member: int | No
     )
 
 
-def _err(name: str, offset: int | None, error_type: str, message: str,
+def _err(name: str, offset: int | None, error_type: ErrorType, message: str,
          record_id: str | None = None) -> RecordError:
     return RecordError(stage="source", error_type=error_type, message=message,
                        warc_filename=name, offset=offset, record_id=record_id)
@@ -520,7 +525,7 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, co
     if skip:
         src.skip(skip)
     held: _Parsed | None = None
-    caps = replace(caps, errors=codec.errors, corrupt=f"source-{codec.name}-corrupt")
+    caps = replace(caps, errors=codec.errors, corrupt=_CORRUPT[codec.name])
 
     def edge(pos: int, lead: int) -> int:
         # A separator that a writer put at the start of the next member (warcio's
