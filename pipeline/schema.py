@@ -56,6 +56,10 @@ RECORDS = pa.schema(
         ("content_mime_detected", pa.string()),
         ("content_length", pa.int64()),
         ("content_truncated", pa.string()),
+        # what the HTTP layer noticed about the stored response's framing (http.HttpNote),
+        # comma-separated in the order met ("lf-only-header-lines,chunked-not-framed");
+        # NULL when nothing was odd
+        ("http_notes", pa.string()),
         ("content_charset", pa.string()),  # the crawler's charset (CC: content_charset)
         ("content_languages", pa.string()),
         ("http_charset", pa.string()),

@@ -19,6 +19,8 @@ renamed as (
         fetch_time,
         cast(fetch_time as date) as fetch_day,
         content_mime_type,
+        content_truncated,
+        http_notes,
         http_charset,
         meta_charset,
         bom,

@@ -48,6 +48,7 @@ typed as (
         cast(null as varchar) as content_mime_detected,
         cast(null as bigint) as content_length,
         cast(null as varchar) as content_truncated,
+        cast(null as varchar) as http_notes,
         cast(null as varchar) as content_charset,
         cast(null as varchar) as content_languages,
         cast(null as varchar) as http_charset,
@@ -125,6 +126,7 @@ final as (
         content_mime_detected,
         content_length,
         content_truncated,
+        http_notes,
         coalesce(content_charset, crawler_charset) as content_charset,
         content_languages,
         http_charset,
@@ -410,6 +412,8 @@ renamed as (
         fetch_time,
         cast(fetch_time as date) as fetch_day,
         content_mime_type,
+        content_truncated,
+        http_notes,
         http_charset,
         meta_charset,
         bom,
@@ -1164,6 +1168,45 @@ final as (
         on records.run_id = selected_run.run_id
     where records.has_declared_conflict
     order by records.url_host_name, records.url
+)
+
+select * from final;
+
+create or replace view audit_http_notes as
+-- audit_http_notes: one row per HTTP note of the selected run (what parsing
+-- noticed about a stored response's framing: lines ended by LF alone, a body
+-- stored de-chunked under a chunked header, a coding header over a plain
+-- body, ...): how many pages and files carry it, and one example.
+with
+
+records as (
+    select * from stg_records
+),
+
+selected_run as (
+    select * from int_selected_run
+),
+
+noted as (
+    select
+        records.warc_filename,
+        records.url,
+        unnest(string_split(records.http_notes, ',')) as http_note
+    from records
+    inner join selected_run
+        on records.run_id = selected_run.run_id
+    where records.http_notes is not null
+),
+
+final as (
+    select
+        http_note,
+        count(*) as pages,
+        count(distinct warc_filename) as files,
+        min(url) as example_url
+    from noted
+    group by http_note
+    order by pages desc, http_note
 )
 
 select * from final;

@@ -210,6 +210,7 @@ def _rows(
         "content_mime_detected": raw.content_mime_detected,
         "content_length": resp.content_length,
         "content_truncated": resp.content_truncated,
+        "http_notes": ",".join(resp.http_notes) or None,
         "content_charset": raw.crawler_charset,
         "content_languages": raw.content_languages,
         "http_charset": decision.http_charset,
