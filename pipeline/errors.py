@@ -21,7 +21,7 @@ ErrorType = Literal[
     "source-gzip-corrupt", "source-zstd-corrupt", "source-lz4-corrupt", "source-bzip2-corrupt",
     "source-truncated-record", "source-not-a-gzip-member", "source-read-failed",
     "source-reader-failed", "source-cc-metadata-invalid", "source-missing-column",
-    "source-bad-row", "source-page-too-large",
+    "source-bad-row", "source-page-too-large", "source-bad-locator",
     # HTTP (pipeline/http/)
     "http-malformed-status-line", "http-content-encoding-failed",
     "http-content-encoding-unsupported", "http-decompressed-too-large", "http-parse-failed",
@@ -47,7 +47,9 @@ class RecordError:
 
     ``error_type`` is one of :data:`ErrorType` and names the stage
     ("http-content-encoding-failed", "source-unreadable-file", ...). ``offset`` is the
-    record's offset in its file, or None for a whole-file failure.
+    record's offset in its file, or None for a whole-file failure; ``offset_in_member`` its
+    offset inside the decompressed member at ``offset`` when it does not start that member
+    (:class:`~pipeline.sources.record.RawRecord`'s field of that name).
     """
 
     stage: Stage
@@ -56,6 +58,7 @@ class RecordError:
     warc_filename: str
     offset: int | None = None
     record_id: str | None = None
+    offset_in_member: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

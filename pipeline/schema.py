@@ -46,6 +46,12 @@ RECORDS = pa.schema(
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
         ("warc_record_length", pa.int64()),
+        # NULL when the record is whole compressed members (or a plain file's bytes): then
+        # offset and length are their byte range, as in Common Crawl's index. Else the
+        # record shares a member (a whole-file gzip): offset is that member's, this the
+        # record's offset in the member's decompressed bytes, length its uncompressed length
+        # (docs/schema.md, "The locator").
+        ("warc_record_offset_in_member", pa.int64()),
         ("url", pa.string()),
         ("url_host_name", pa.string()),
         ("url_host_tld", pa.string()),
@@ -131,6 +137,7 @@ ERRORS = pa.schema(
         ("run_id", pa.string()),
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
+        ("warc_record_offset_in_member", pa.int64()),  # as in records
         ("record_id", pa.string()),
         ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink", "runner"
         ("error_type", pa.string()),  # kebab-case code naming the stage, e.g. "http-content-encoding-failed"

@@ -12,6 +12,8 @@ renamed as (
         record_id,
         warc_filename,
         warc_record_offset,
+        warc_record_length,
+        warc_record_offset_in_member,
         url,
         url_host_name,
         url_host_tld,

@@ -38,6 +38,7 @@ typed as (
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
         cast(null as bigint) as warc_record_length,
+        cast(null as bigint) as warc_record_offset_in_member,
         cast(null as varchar) as url,
         cast(null as varchar) as url_host_name,
         cast(null as varchar) as url_host_tld,
@@ -116,6 +117,7 @@ final as (
         warc_filename,
         warc_record_offset,
         warc_record_length,
+        warc_record_offset_in_member,
         url,
         url_host_name,
         url_host_tld,
@@ -233,6 +235,7 @@ typed as (
         cast(null as varchar) as run_id,
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
+        cast(null as bigint) as warc_record_offset_in_member,
         cast(null as varchar) as record_id,
         cast(null as varchar) as stage,
         cast(null as varchar) as error_type,
@@ -261,6 +264,7 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         record_id,
         stage,
         error_type,
@@ -354,6 +358,7 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         record_id,
         stage,
         error_type,
@@ -405,6 +410,8 @@ renamed as (
         record_id,
         warc_filename,
         warc_record_offset,
+        warc_record_length,
+        warc_record_offset_in_member,
         url,
         url_host_name,
         url_host_tld,
@@ -1518,9 +1525,10 @@ select * from final;
 
 create or replace view check_record_key_unique as
 -- check_record_key_unique: returns every record locator (run_id,
--- warc_filename, warc_record_offset) that occurs more than once in records:
--- one archive record written twice. Must return no rows. (Record ids that
--- repeat are real in crawls: audit_duplicate_record_ids reports them.)
+-- warc_filename, warc_record_offset, warc_record_offset_in_member) that
+-- occurs more than once in records: one archive record written twice. Must
+-- return no rows. (Record ids that repeat are real in crawls:
+-- audit_duplicate_record_ids reports them.)
 with
 
 records as (
@@ -1532,9 +1540,14 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         count(*) as occurrences
     from records
-    group by run_id, warc_filename, warc_record_offset
+    group by
+        run_id,
+        warc_filename,
+        warc_record_offset,
+        warc_record_offset_in_member
     having count(*) > 1
 )
 

@@ -47,7 +47,7 @@ def _latin1(value: bytes | None) -> str | None:
 def _error(raw: RawRecord, error_type: ErrorType, message: str) -> RecordError:
     return RecordError(stage="http", error_type=error_type, message=message,
                        warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
-                       record_id=raw.record_id)
+                       record_id=raw.record_id, offset_in_member=raw.offset_in_member)
 
 
 def parse_response(raw: RawRecord, *, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,

@@ -98,6 +98,7 @@ def _error(raw: RawRecord, stage: Stage, exc: BaseException) -> RecordError:
         warc_filename=raw.warc_filename,
         offset=raw.warc_record_offset,
         record_id=raw.record_id,
+        offset_in_member=raw.offset_in_member,
     )
 
 
@@ -153,7 +154,7 @@ def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple
     return tuple(
         RecordError(stage=stage, error_type=error_type, message=message[:2000],
                     warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
-                    record_id=raw.record_id)
+                    record_id=raw.record_id, offset_in_member=raw.offset_in_member)
         for stage, error_type, message in found
     )
 
@@ -200,6 +201,7 @@ def _rows(
         "warc_filename": writable_name(raw.warc_filename),
         "warc_record_offset": raw.warc_record_offset,
         "warc_record_length": raw.warc_record_length,
+        "warc_record_offset_in_member": raw.offset_in_member,
         "url": raw.url,
         "url_host_name": host,
         "url_host_tld": tld,
@@ -314,6 +316,7 @@ def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[s
         "run_id": run_id,
         "warc_filename": writable_name(err.warc_filename),
         "warc_record_offset": err.offset,
+        "warc_record_offset_in_member": err.offset_in_member,
         "record_id": err.record_id,
         "stage": err.stage,
         "error_type": err.error_type,
