@@ -46,6 +46,12 @@ RECORDS = pa.schema(
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
         ("warc_record_length", pa.int64()),
+        # NULL when the record is whole compressed members (or a plain file's bytes): then
+        # offset and length are their byte range, as in Common Crawl's index. Else the
+        # record shares a member (a whole-file gzip): offset is that member's, this the
+        # record's offset in the member's decompressed bytes, length its uncompressed length
+        # (docs/schema.md, "The locator").
+        ("warc_record_offset_in_member", pa.int64()),
         ("url", pa.string()),
         ("url_host_name", pa.string()),
         ("url_host_tld", pa.string()),
@@ -56,6 +62,10 @@ RECORDS = pa.schema(
         ("content_mime_detected", pa.string()),
         ("content_length", pa.int64()),
         ("content_truncated", pa.string()),
+        # what the HTTP layer noticed about the stored response's framing (http.HttpNote),
+        # comma-separated in the order met ("lf-only-header-lines,chunked-not-framed");
+        # NULL when nothing was odd
+        ("http_notes", pa.string()),
         ("content_charset", pa.string()),  # the crawler's charset (CC: content_charset)
         ("content_languages", pa.string()),
         ("http_charset", pa.string()),
@@ -77,6 +87,8 @@ RECORDS = pa.schema(
         ("encoding_bytes_alike", pa.string()),
         ("encoding_confidence", pa.string()),
         ("encoding_signals", pa.string()),  # JSON list of every signal seen
+        # two declarations (header, <meta>, XML declaration) name different encodings
+        # (decision.DECLARING_SIGNALS)
         ("declared_conflict", pa.bool_()),
         ("replacement_chars", pa.int64()),
         ("decode_errors", pa.int64()),
@@ -136,6 +148,7 @@ ERRORS = pa.schema(
         ("run_id", pa.string()),
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
+        ("warc_record_offset_in_member", pa.int64()),  # as in records
         ("record_id", pa.string()),
         ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink", "runner"
         ("error_type", pa.string()),  # kebab-case code naming the stage, e.g. "http-content-encoding-failed"

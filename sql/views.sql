@@ -38,6 +38,7 @@ typed as (
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
         cast(null as bigint) as warc_record_length,
+        cast(null as bigint) as warc_record_offset_in_member,
         cast(null as varchar) as url,
         cast(null as varchar) as url_host_name,
         cast(null as varchar) as url_host_tld,
@@ -48,6 +49,7 @@ typed as (
         cast(null as varchar) as content_mime_detected,
         cast(null as bigint) as content_length,
         cast(null as varchar) as content_truncated,
+        cast(null as varchar) as http_notes,
         cast(null as varchar) as content_charset,
         cast(null as varchar) as content_languages,
         cast(null as varchar) as http_charset,
@@ -120,6 +122,7 @@ final as (
         warc_filename,
         warc_record_offset,
         warc_record_length,
+        warc_record_offset_in_member,
         url,
         url_host_name,
         url_host_tld,
@@ -130,6 +133,7 @@ final as (
         content_mime_detected,
         content_length,
         content_truncated,
+        http_notes,
         coalesce(content_charset, crawler_charset) as content_charset,
         content_languages,
         http_charset,
@@ -241,6 +245,7 @@ typed as (
         cast(null as varchar) as run_id,
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
+        cast(null as bigint) as warc_record_offset_in_member,
         cast(null as varchar) as record_id,
         cast(null as varchar) as stage,
         cast(null as varchar) as error_type,
@@ -269,6 +274,7 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         record_id,
         stage,
         error_type,
@@ -362,6 +368,7 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         record_id,
         stage,
         error_type,
@@ -413,6 +420,8 @@ renamed as (
         record_id,
         warc_filename,
         warc_record_offset,
+        warc_record_length,
+        warc_record_offset_in_member,
         url,
         url_host_name,
         url_host_tld,
@@ -420,6 +429,8 @@ renamed as (
         fetch_time,
         cast(fetch_time as date) as fetch_day,
         content_mime_type,
+        content_truncated,
+        http_notes,
         http_charset,
         meta_charset,
         bom,
@@ -1223,6 +1234,45 @@ final as (
 
 select * from final;
 
+create or replace view audit_http_notes as
+-- audit_http_notes: one row per HTTP note of the selected run (what parsing
+-- noticed about a stored response's framing: lines ended by LF alone, a body
+-- stored de-chunked under a chunked header, a coding header over a plain
+-- body, ...): how many pages and files carry it, and one example.
+with
+
+records as (
+    select * from stg_records
+),
+
+selected_run as (
+    select * from int_selected_run
+),
+
+noted as (
+    select
+        records.warc_filename,
+        records.url,
+        unnest(string_split(records.http_notes, ',')) as http_note
+    from records
+    inner join selected_run
+        on records.run_id = selected_run.run_id
+    where records.http_notes is not null
+),
+
+final as (
+    select
+        http_note,
+        count(*) as pages,
+        count(distinct warc_filename) as files,
+        min(url) as example_url
+    from noted
+    group by http_note
+    order by pages desc, http_note
+)
+
+select * from final;
+
 create or replace view audit_links_by_kind as
 -- audit_links_by_kind: one row per link kind and tag of the selected run: how
 -- many links, to how many distinct targets, how many internal, and the links
@@ -1530,9 +1580,10 @@ select * from final;
 
 create or replace view check_record_key_unique as
 -- check_record_key_unique: returns every record locator (run_id,
--- warc_filename, warc_record_offset) that occurs more than once in records:
--- one archive record written twice. Must return no rows. (Record ids that
--- repeat are real in crawls: audit_duplicate_record_ids reports them.)
+-- warc_filename, warc_record_offset, warc_record_offset_in_member) that
+-- occurs more than once in records: one archive record written twice. Must
+-- return no rows. (Record ids that repeat are real in crawls:
+-- audit_duplicate_record_ids reports them.)
 with
 
 records as (
@@ -1544,9 +1595,14 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         count(*) as occurrences
     from records
-    group by run_id, warc_filename, warc_record_offset
+    group by
+        run_id,
+        warc_filename,
+        warc_record_offset,
+        warc_record_offset_in_member
     having count(*) > 1
 )
 

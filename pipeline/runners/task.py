@@ -17,6 +17,7 @@ still written is an ``errors`` row too, counted apart in ``partial_errors``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import resource
 import time
 from collections import Counter
@@ -146,7 +147,8 @@ class _Writer:
                     continue
                 record = rows.record
                 err = RecordError("sink", "sink-invalid-row", refusal, record["warc_filename"],
-                                  record["warc_record_offset"], record["record_id"])
+                                  record["warc_record_offset"], record["record_id"],
+                                  record["warc_record_offset_in_member"])
                 _raise_if_strict(self.task, err)
                 self.error(err)
             staged = good
@@ -192,8 +194,7 @@ def _scrubbed(err: RecordError, task: Task) -> RecordError:
     message = task.storage.scrub_secrets(err.message)
     if task.path != task.name:
         message = message.replace(task.path, task.name)
-    return err if message == err.message else RecordError(
-        err.stage, err.error_type, message, err.warc_filename, err.offset, err.record_id)
+    return err if message == err.message else dataclasses.replace(err, message=message)
 
 
 def _tables(staged: list[Rows]) -> tuple[pa.Table, pa.Table]:

@@ -22,10 +22,9 @@ import pyarrow as pa
 
 from pipeline import http
 from pipeline.encoding.api import decode_html
-from pipeline.encoding.decision import Decoded
+from pipeline.encoding.decision import DECLARING_SIGNALS, Decoded
 from pipeline.encoding.mojibake import mojibake_score, naive_decode_garbled
-from pipeline.encoding.sniff.evidence import match_override
-from pipeline.errors import RecordError, Skip
+from pipeline.errors import ErrorType, RecordError, Skip, Stage
 from pipeline.extract import CAPPED, extract
 from pipeline.extract.fields import Extracted, Link
 from pipeline.http.response import HttpResponse
@@ -84,14 +83,22 @@ def parse_fetch_time(value: str | None) -> datetime | None:
         return None
 
 
-def _error(raw: RawRecord, stage: str, exc: BaseException) -> RecordError:
+#: The error type of a bug in each stage (the exception is named in the message).
+_UNEXPECTED: dict[Stage, ErrorType] = {
+    "http": "http-unexpected", "encoding": "encoding-unexpected",
+    "extract": "extract-unexpected", "sink": "sink-unexpected",
+}
+
+
+def _error(raw: RawRecord, stage: Stage, exc: BaseException) -> RecordError:
     return RecordError(
-        stage=stage,  # type: ignore[arg-type]
-        error_type=f"{stage}-unexpected-{type(exc).__name__.lower()}",
-        message=str(exc)[:2000],
+        stage=stage,
+        error_type=_UNEXPECTED[stage],
+        message=f"{type(exc).__name__}: {exc}"[:2000],
         warc_filename=raw.warc_filename,
         offset=raw.warc_record_offset,
         record_id=raw.record_id,
+        offset_in_member=raw.offset_in_member,
     )
 
 
@@ -126,7 +133,7 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
     except Exception as exc:
         return _error(raw, "sink", exc)
     partial = partial_errors(raw, decoded, fields)
-    rule = _matched_rule(raw, decoded, rules)
+    rule = decoded.decision.override
     if partial or rule is not None:
         rows = Rows(rows.record, rows.links, partial, rule)
     return rows
@@ -136,7 +143,7 @@ def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple
     """The parts of a record that failed although its row is written: an internal error in
     the encoding decision, each failed extraction part."""
     # decide() never raises: an internal error leaves a signal and the browser default.
-    found = [
+    found: list[tuple[Stage, ErrorType, str]] = [
         ("encoding", "encoding-decision-failed",
          f"{signal.note}; decoded as {decoded.encoding} ({decoded.encoding_source})")
         for signal in decoded.decision.signals if signal.kind == "internal-error"
@@ -145,27 +152,24 @@ def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple
     # ("links: ValueError: ...", "parse: too-deep: ...") or were cut ("input-capped: ...").
     found += [("extract", _extract_error_type(failure), failure) for failure in fields.errors]
     return tuple(
-        RecordError(stage=stage, error_type=error_type, message=message[:2000],  # type: ignore[arg-type]
+        RecordError(stage=stage, error_type=error_type, message=message[:2000],
                     warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
-                    record_id=raw.record_id)
+                    record_id=raw.record_id, offset_in_member=raw.offset_in_member)
         for stage, error_type, message in found
     )
 
 
-def _extract_error_type(failure: str) -> str:
+#: The error type of each extraction part (``Extracted.errors`` starts with the part's name).
+_EXTRACT_ERRORS: dict[str, ErrorType] = {
+    "parse": "extract-parse-failed", "metadata": "extract-metadata-failed",
+    "links": "extract-links-failed", "main-text": "extract-main-text-failed",
+    "language": "extract-language-failed", CAPPED: "extract-input-capped",
+}
+
+
+def _extract_error_type(failure: str) -> ErrorType:
     """``extract-<part>-failed`` for a part that failed, ``extract-input-capped`` for a cut."""
-    part = failure.partition(":")[0]
-    return f"extract-{part}" if part == CAPPED else f"extract-{part}-failed"
-
-
-def _matched_rule(raw: RawRecord, decoded: Decoded, rules: Rules) -> int | None:
-    # The "rule" signal says an override matched; match_override (the function decide()
-    # used, on the same URL) says which: the first that matches, hence the first equal one.
-    if not any(signal.kind == "rule" for signal in decoded.decision.signals):
-        return None
-    overrides = rules.encoding.overrides
-    matched = match_override(overrides, raw.url)
-    return overrides.index(matched) if matched is not None else None
+    return _EXTRACT_ERRORS.get(failure.partition(":")[0], "extract-unexpected")
 
 
 def _signals_json(decoded: Decoded) -> str:
@@ -190,17 +194,14 @@ def _rows(
 ) -> Rows:
     decision = decoded.decision
     host, tld, registered = host_fields(raw.url)
-    declared = {
-        s.encoding
-        for s in decision.signals
-        if s.encoding and s.kind in ("http-charset", "meta-prescan", "xml-declaration", "late-meta")
-    }
+    declared = {s.encoding for s in decision.signals if s.encoding and s.kind in DECLARING_SIGNALS}
     record = {
         "run_id": run_id,
         "record_id": raw.record_id,
         "warc_filename": writable_name(raw.warc_filename),
         "warc_record_offset": raw.warc_record_offset,
         "warc_record_length": raw.warc_record_length,
+        "warc_record_offset_in_member": raw.offset_in_member,
         "url": raw.url,
         "url_host_name": host,
         "url_host_tld": tld,
@@ -211,6 +212,7 @@ def _rows(
         "content_mime_detected": raw.content_mime_detected,
         "content_length": resp.content_length,
         "content_truncated": resp.content_truncated,
+        "http_notes": ",".join(resp.http_notes) or None,
         "content_charset": raw.crawler_charset,
         "content_languages": raw.content_languages,
         "http_charset": decision.http_charset,
@@ -319,6 +321,7 @@ def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[s
         "run_id": run_id,
         "warc_filename": writable_name(err.warc_filename),
         "warc_record_offset": err.offset,
+        "warc_record_offset_in_member": err.offset_in_member,
         "record_id": err.record_id,
         "stage": err.stage,
         "error_type": err.error_type,

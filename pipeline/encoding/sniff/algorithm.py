@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pipeline.encoding.decision import (
+    DECLARED_SOURCES,
     BytesEvidence,
     Confidence,
     EncodingDecision,
@@ -44,7 +45,7 @@ from pipeline.encoding.sniff.detect import (
     high_bytes,
     utf16_without_bom,
 )
-from pipeline.encoding.sniff.evidence import Evidence, match_override, meta_label
+from pipeline.encoding.sniff.evidence import Evidence, meta_label, override_index
 from pipeline.encoding.sniff.late_meta import (
     BYTES_TO_CHECK_UNCONDITIONALLY,
 )
@@ -65,8 +66,6 @@ _HIGH_BYTES = bytes(range(0x80, 0x100))
 _UTF16_NUL_WINDOW = 4096
 #: Bytes the lenient-meta agreement check decodes.
 _LENIENT_AGREEMENT_BYTES = 65536
-
-_DECLARED: frozenset[str] = frozenset({"header", "meta", "xml", "late-meta", "rule"})
 
 
 def decide(
@@ -121,7 +120,8 @@ def _decide(
             "crawler-charset", crawler_charset, get_an_encoding(crawler_charset),
             "the crawler's own verdict: recorded for audit only",
         ))
-    rule = match_override(options.overrides, url)
+    override = override_index(options.overrides, url)
+    rule = None if override is None else options.overrides[override]
     rule_encoding = get_an_encoding(rule.encoding) if rule is not None else None
     if rule is not None:
         signals.append(Signal(
@@ -165,6 +165,7 @@ def _decide(
         bytes_evidence=reading[1] if reading is not None and reading[1] != "malformed-meta" else None,
         bytes_weight=weight,
         bytes_alike=alike,
+        override=override,
     )
 
 
@@ -327,7 +328,7 @@ def browser_encoding(
 
 
 def _repair(evidence: Evidence, encoding: str, source: EncodingSource) -> tuple[str, EncodingSource]:
-    if source not in _DECLARED:
+    if source not in DECLARED_SOURCES:
         return encoding, source
     body = evidence.body
     if encoding in ("UTF-16LE", "UTF-16BE") and b"\x00" not in body[:_UTF16_NUL_WINDOW] and (
