@@ -185,6 +185,13 @@ def run(
         typer.Option("--partitions", min=1, help="--engine spark: Spark tasks (default: one "
                      "per input file)."),
     ] = None,
+    base_run: Annotated[
+        str | None,
+        typer.Option("--base-run", help="A finished run in --out to start from: when only "
+                     "the overrides changed, only the records they can alter are decoded "
+                     "again and the other rows copied (else everything is decoded, and the "
+                     "run says why)."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first record error (for debugging).")
@@ -215,6 +222,7 @@ def run(
             },
             strict=strict, storage=storage, input_base=input_base,
             engine={"engine": engine, "master": master, "partitions": partitions},
+            base_run=base_run,
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -223,6 +231,9 @@ def run(
     except NothingToResume as exc:
         _say("nothing to do:", str(exc), "yellow")
         raise typer.Exit(exit_codes.OK) from None
+    if planned.base is not None and planned.base.change == "global":
+        _say("note:", f"--base-run {planned.base.run_id}: a global change, every record is "
+             f"decoded again ({'; '.join(planned.base.reasons)})", "yellow")
     executor = None
     if engine == "spark":
         from pipeline.runners.spark import SparkUnavailable, spark_executor, spark_session
@@ -324,6 +335,9 @@ def _print_summary(summary: Any) -> None:
         ("errors", f"{summary.errors:,} records lost, {summary.partial_errors:,} partial "
                    "(written with a part failed)"),
         ("links", f"{summary.links:,}"),
+        *((("base run", f"{summary.base_run} ({summary.base_change} change): "
+            f"{summary.copied:,} records copied, {summary.redecoded:,} decoded again"),)
+          if summary.base_run else ()),
         ("encoding_source", json.dumps(summary.sources)),
         *((f"rule #{use.index}", f"{use.rule}: matched {use.matched:,}, decided {use.decided:,}")
           for use in summary.rules),

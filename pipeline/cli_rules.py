@@ -16,7 +16,15 @@ from typing import Annotated
 
 import typer
 
-from pipeline.cli_audit import OutDirOpt, StorageOpt, _fail, _known_runs, _open_out, _report_unreadable, _say
+from pipeline.cli_audit import (
+    OutDirOpt,
+    StorageOpt,
+    _fail,
+    _known_runs,
+    _open_out,
+    _report_unreadable,
+    _say,
+)
 
 app = typer.Typer(help="Rules learned from a run.", add_completion=False)
 

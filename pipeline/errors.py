@@ -59,6 +59,9 @@ class RecordError:
     offset: int | None = None
     record_id: str | None = None
     offset_in_member: int | None = None
+    #: the record's ``warc_record_length`` where a stage failed on a record read whole (the
+    #: encoding, extraction and row stages: an incremental re-decode reads it back)
+    length: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,6 +149,8 @@ ERRORS = pa.schema(
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
         ("warc_record_offset_in_member", pa.int64()),  # as in records
+        # as in records, for a record that failed once it was read whole (NULL otherwise)
+        ("warc_record_length", pa.int64()),
         ("record_id", pa.string()),
         ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink", "runner"
         ("error_type", pa.string()),  # kebab-case code naming the stage, e.g. "http-content-encoding-failed"
@@ -180,6 +182,11 @@ RUNS = pa.schema(
         ("bytes_read", pa.int64()),
         ("seconds", pa.float64()),
         ("invariant_ok", pa.bool_()),
+        # an incremental re-decode (--base-run): the base run, the records whose rows were
+        # copied from it and the records read and decoded again (NULL, 0, 0 otherwise)
+        ("base_run", pa.string()),
+        ("records_copied", pa.int64()),
+        ("records_redecoded", pa.int64()),
         ("config", pa.string()),  # JSON: resolved config with the source of each value
     ]
 )

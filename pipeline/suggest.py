@@ -40,7 +40,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import duckdb
 
@@ -277,14 +277,14 @@ def effect(groups: Iterable[Group], encoding: str, mode: Mode) -> Effect:
             counts["kept_declared"] += g.pages
         examples.extend(url for url in g.urls if url not in examples)
     return Effect(declared=dict(declared.most_common()), examples=tuple(examples[:EXAMPLES]),
-                  **counts)
+                  **cast(dict[str, Any], counts))
 
 
 def _sum(effects: Iterable[Effect]) -> Effect:
     total: Counter[str] = Counter()
     for e in effects:
         total.update({name: getattr(e, name) for name in _COUNTED})
-    return Effect(**total)
+    return Effect(**cast(dict[str, Any], total))
 
 
 _COUNTED = ("pages", "strong", "agreeing", "changed", "changed_agreeing", "changed_weak",
@@ -367,8 +367,7 @@ def propose(groups: list[Group], *, min_pages: int = DEFAULT_MIN_PAGES,
     for host in sorted(by_host):
         own = by_host[host]
         reach = own + [g for sub in below.get(host, ()) for g in by_host[sub]]
-        verdict = _judge(f"host {host}", own, reach, min_pages,
-                         lambda enc, mode, h=host: Override(enc, host=h, mode=mode))
+        verdict = _judge(f"host {host}", own, reach, min_pages, _rule_for(host=host))
         if isinstance(verdict, NotProposed) and verdict.kind != "evidence":
             split = _by_prefix(own, min_pages)
             if split:
@@ -408,10 +407,20 @@ def _by_prefix(own: list[Group], min_pages: int) -> list[Proposal | NotProposed]
         if not prefix:
             continue  # pages at the host's root: no prefix separates them
         verdict = _judge(f"url_prefix {prefix}", groups, groups, min_pages,
-                         lambda enc, mode, p=prefix: Override(enc, url_prefix=p, mode=mode))
+                         _rule_for(url_prefix=prefix))
         if verdict is not None:
             found.append(verdict)
     return found
+
+
+def _rule_for(*, host: str | None = None, url_prefix: str | None = None
+              ) -> Callable[[str, Mode], Override]:
+    """What makes the override of one scope, given its encoding and mode."""
+
+    def make(encoding: str, mode: Mode) -> Override:
+        return Override(encoding, host=host, url_prefix=url_prefix, mode=mode)
+
+    return make
 
 
 def _matches(override: Override, group: Group) -> bool:

@@ -246,6 +246,7 @@ typed as (
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
         cast(null as bigint) as warc_record_offset_in_member,
+        cast(null as bigint) as warc_record_length,
         cast(null as varchar) as record_id,
         cast(null as varchar) as stage,
         cast(null as varchar) as error_type,
@@ -275,6 +276,7 @@ final as (
         warc_filename,
         warc_record_offset,
         warc_record_offset_in_member,
+        warc_record_length,
         record_id,
         stage,
         error_type,
@@ -309,6 +311,9 @@ typed as (
         cast(null as bigint) as bytes_read,
         cast(null as double) as seconds,
         cast(null as boolean) as invariant_ok,
+        cast(null as varchar) as base_run,
+        cast(null as bigint) as records_copied,
+        cast(null as bigint) as records_redecoded,
         cast(null as varchar) as config,
     where false
 ),
@@ -349,6 +354,9 @@ final as (
         bytes_read,
         seconds,
         invariant_ok,
+        base_run,
+        records_copied,
+        records_redecoded,
         config,
     from unioned
 )

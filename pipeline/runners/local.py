@@ -32,7 +32,7 @@ from pipeline.runners.pool import Pool
 from pipeline.runners.progress import ProgressFn
 from pipeline.runners.rundir import PART_NAME, TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
-from pipeline.runners.taskinfo import Task, TaskStats, read_committed
+from pipeline.runners.taskinfo import BaseInput, Task, TaskStats, read_committed
 from pipeline.schema import RUNS
 from pipeline.sources.inputs import writable_name
 from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
@@ -109,6 +109,12 @@ class RunSummary:
     rules: tuple[RuleUse, ...] = ()
     #: the holder of a stale lock this run took over ("pid 12 on host h since ..."), if any
     took_over_lock: str | None = None
+    #: an incremental run (``--base-run``): the base run, whether the change was local,
+    #: records whose rows were copied and records decoded again
+    base_run: str | None = None
+    base_change: str | None = None
+    copied: int = 0
+    redecoded: int = 0
 
     @property
     def skipped_total(self) -> int:
@@ -161,7 +167,7 @@ def _execute_locked(
             done.append(stats)
         else:
             tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
-                              plan.strict, storage))
+                              plan.strict, storage, _base_input(plan, path)))
     if plan.overwrite:
         rundir.remove(keep=(rundir.lock,))
     storage.remove(rundir.finished)
@@ -189,6 +195,17 @@ def _execute_locked(
     _write_runs_row(rundir, summary, plan.rules, started_at, plan.config)
     storage.write_bytes(rundir.finished, datetime.now(UTC).isoformat().encode())
     return summary
+
+
+def _base_input(plan: RunPlan, path: str) -> BaseInput | None:
+    """Where the task of ``path`` copies from: its rank in the base run of a local change,
+    None when it is decoded whole (no base run, a global change, an input the base run did
+    not read)."""
+    base = plan.base
+    if base is None or base.change != "local" or base.ranks is None:
+        return None
+    rank = base.ranks.get(redact_url(path))
+    return None if rank is None else BaseInput(base.run_id, rank, base.overrides)
 
 
 def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> Iterator[TaskStats]:
@@ -307,6 +324,10 @@ def _summarize(
         rules=rules,
         took_over_lock=(f"pid {holder.get('pid')} on host {holder.get('host')} since "
                         f"{holder.get('since')}" if holder else None),
+        base_run=plan.base.run_id if plan.base is not None else None,
+        base_change=plan.base.change if plan.base is not None else None,
+        copied=sum(s.copied for s in done),
+        redecoded=sum(s.redecoded for s in done),
     )
 
 
@@ -368,6 +389,9 @@ def _write_runs_row(
         "bytes_read": summary.bytes_read,
         "seconds": summary.seconds,
         "invariant_ok": summary.invariant_ok,
+        "base_run": summary.base_run,
+        "records_copied": summary.copied,
+        "records_redecoded": summary.redecoded,
         "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
     }
     table = pa.Table.from_pylist([row], schema=RUNS)

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__
+from pipeline.provenance import code_identity
 from pipeline.rules import Rules
+from pipeline.runners.baseplan import BasePlan, load_base
 from pipeline.runners.rundir import (
     MetadataError,
     RunDir,
@@ -57,6 +59,8 @@ class RunPlan:
     skipped_inputs: tuple[tuple[str, str], ...]
     missing_inputs: tuple[tuple[str, str], ...]
     storage: Storage = field(default_factory=Storage)
+    #: the base run of an incremental re-decode (None: decode everything)
+    base: BasePlan | None = None
 
 
 def plan(
@@ -75,6 +79,7 @@ def plan(
     storage: Storage | None = None,
     input_base: str | None = None,
     engine: dict[str, Any] | None = None,
+    base_run: str | None = None,
 ) -> RunPlan:
     """Check a run before anything is written; :class:`RunRefused` (exit code 2) names what
     is wrong: a bad run id or ``--out`` (a missing bucket, bad credentials, an unreachable
@@ -84,7 +89,9 @@ def plan(
 
     ``input_base`` is the folder or URL relative entries of path lists are taken from
     (Common Crawl's ``warc.paths.gz`` with ``https://data.commoncrawl.org/``); ``engine``
-    (where the tasks run: ``{"engine": "spark", "master": ...}``) is kept in the config."""
+    (where the tasks run: ``{"engine": "spark", "master": ...}``) is kept in the config.
+    ``base_run`` names a finished run in ``out`` to copy what the rules change cannot alter
+    from (:mod:`pipeline.runners.incremental`)."""
     storage = storage or Storage()
     out = normalize(str(out))
     if workers is not None and workers < 1:
@@ -122,6 +129,13 @@ def plan(
     if run_id is None:
         digest = hashlib.sha256(json.dumps([shown_files, rules.version]).encode()).hexdigest()
         run_id = new_run_id(digest)
+    code = code_identity()
+    base = None
+    if base_run is not None:
+        validate_run_id(base_run)
+        if base_run == run_id:
+            raise RunRefused(f"--base-run {base_run}: a run cannot be its own base")
+        base = load_base(RunDir(storage, out, base_run), rules, code)
     skipped = tuple((redact_url(s.path), s.reason) for s in expanded.skipped)
     missing = tuple((storage.scrub(m.input), storage.scrub(m.reason)) for m in expanded.missing)
     config = {
@@ -140,12 +154,14 @@ def plan(
         "sources": config_sources or {},
         "skipped_inputs": [{"path": p, "reason": r} for p, r in skipped],
         "missing_inputs": [{"input": i, "reason": r} for i, r in missing],
+        "code": code,
+        "base_run": base.to_json() if base is not None else None,
     }
     return RunPlan(
         out=out, run_id=run_id, files=tuple(files), rules=rules, config=config,
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
-        missing_inputs=missing, storage=storage,
+        missing_inputs=missing, storage=storage, base=base,
     )
 
 

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 import pyarrow as pa
 
@@ -148,7 +148,8 @@ class _Writer:
                 record = rows.record
                 err = RecordError("sink", "sink-invalid-row", refusal, record["warc_filename"],
                                   record["warc_record_offset"], record["record_id"],
-                                  record["warc_record_offset_in_member"])
+                                  record["warc_record_offset_in_member"],
+                                  record["warc_record_length"])
                 _raise_if_strict(self.task, err)
                 self.error(err)
             staged = good
@@ -172,6 +173,32 @@ class _Writer:
             # A page of tens of MB of text leaves its conversion and compression buffers in
             # the allocator's cache; hand them back before the next record is decoded.
             pa.default_memory_pool().release_unused()
+
+    def copy_records(self, rows: pa.Table, rules: list[int | None]) -> None:
+        """Write ``records`` rows copied from a base run (this run's id and rules version
+        in them already); ``rules``: the override each one's URL matches under this run's
+        rules, as :func:`flush` counts them for decoded records."""
+        self.records.write_table(rows, self.records.table_text_size(rows))
+        counts = self.counts
+        counts.written += rows.num_rows
+        for source, rule in zip(rows.column("encoding_source").to_pylist(), rules, strict=True):
+            counts.sources[source] += 1
+            if rule is not None:
+                counts.matched[str(rule)] += 1
+                if source == "rule":
+                    counts.decided[str(rule)] += 1
+
+    def copy_links(self, rows: pa.Table) -> None:
+        """Write ``links`` rows copied from a base run."""
+        self.links.write_table(rows, self.links.table_text_size(rows))
+        self.counts.links += rows.num_rows
+
+    def copy_errors(self, rows: pa.Table) -> None:
+        """Write ``errors`` rows copied from a base run."""
+        self.errors.write_table(rows, self.errors.table_text_size(rows))
+        partial = sum(rows.column("is_partial").to_pylist())
+        self.counts.partial_errors += partial
+        self.counts.errors += rows.num_rows - partial
 
     def close(self) -> None:
         """Write what is staged and every footer, and close the three files (an object
@@ -214,83 +241,120 @@ def _refusal(rows: Rows) -> str | None:
     return None
 
 
+class _Reading:
+    """A task's record loop: every record read is decoded and staged, skipped or an error,
+    and counted as seen (the incremental task feeds it the records it reads again)."""
+
+    def __init__(self, task: Task, writer: _Writer,
+                 progress: Callable[[int, int], None] | None) -> None:
+        self.task = task
+        self.writer = writer
+        self.progress = progress
+        self.seen = self.bytes_read = 0
+        self.skipped: Counter[str] = Counter()
+        self.first_error: RecordError | None = None
+        self.read_any = False
+        self._pending_records = self._pending_bytes = 0
+        self._fault = fault_at(task)
+
+    def take(self, item: RawRecord | RecordError) -> None:
+        """Decode one record read (or write the error it is) and count it."""
+        task, writer = self.task, self.writer
+        self.seen += 1
+        if self._fault is not None and 0 <= self._fault[0] < self.seen:
+            inject(self._fault)
+        if isinstance(item, RecordError):
+            _raise_if_strict(task, item)
+            self.first_error = self.first_error or item
+            writer.error(item)
+            return
+        self.read_any = True
+        size = item.warc_record_length
+        self.bytes_read += size
+        self._pending_bytes += size
+        outcome = process_record(item, task.rules, task.run_id)
+        if isinstance(outcome, Rows):
+            for part in outcome.partial:
+                _raise_if_strict(task, part)
+            writer.stage(outcome)
+        elif isinstance(outcome, Skip):
+            self.skipped[outcome.reason] += 1
+        else:
+            _raise_if_strict(task, outcome)
+            writer.error(outcome)
+        self._pending_records += 1
+        if self.progress is not None and self._pending_records >= PROGRESS_EVERY:
+            self.report()
+
+    def report(self) -> None:
+        """Hand the records and bytes not yet reported to ``progress``."""
+        if self.progress is not None and (self._pending_records or self._pending_bytes):
+            self.progress(self._pending_records, self._pending_bytes)
+        self._pending_records = self._pending_bytes = 0
+
+    def unreadable(self) -> str | None:
+        """Why nothing at all could be read from the file (None: a record was read)."""
+        if self.read_any:
+            return None
+        first = self.first_error
+        return f"{first.error_type}: {_scrubbed(first, self.task).message}" if first else "no records"
+
+
+def _stats(task: Task, reading: _Reading, counts: _Counts, attempt: str, started: float,
+           cpu_started: float, **extra: Any) -> TaskStats:
+    """The task's counters once its parts are written (``extra``: fields the caller knows
+    better than the loop, such as an incremental task's)."""
+    values: dict[str, Any] = dict(
+        rank=task.rank,
+        path=task.name,
+        seen=reading.seen,
+        written=counts.written,
+        skipped=dict(sorted(reading.skipped.items())),
+        errors=counts.errors,
+        partial_errors=counts.partial_errors,
+        links=counts.links,
+        bytes_read=reading.bytes_read,
+        seconds=round(time.monotonic() - started, 3),
+        cpu_seconds=round(time.process_time() - cpu_started, 3),
+        peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        sources=dict(sorted(counts.sources.items())),
+        unreadable=reading.unreadable(),
+        rules_matched=dict(sorted(counts.matched.items())),
+        rules_decided=dict(sorted(counts.decided.items())),
+        attempt=attempt,
+    )
+    return TaskStats(**(values | extra))
+
+
 def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
     """Process one input file end to end and write its parts under the temporary names of a
     new attempt (:func:`commit_task` puts them in place); returns its counters, which name
-    the attempt.
+    the attempt. A task with a base run copies what the rules change cannot alter
+    (:func:`pipeline.runners.incremental.run_incremental`).
 
     ``progress(records, bytes)`` is called with increments as the task goes.
     """
+    if task.base is not None:
+        from pipeline.runners.incremental import run_incremental
+
+        return run_incremental(task, progress)
     settle_heap()
     started = time.monotonic()
     cpu_started = time.process_time()
     attempt = new_attempt()
     counts = _Counts()
     writer = _Writer(task, counts, attempt)
-    seen = bytes_read = 0
-    skipped: Counter[str] = Counter()
-    first_error: RecordError | None = None
-    read_any = False
-    pending_records = pending_bytes = 0
+    reading = _Reading(task, writer, progress)
     columns = dict(task.columns) or None
-    fault = fault_at(task)
     try:
         for item in _records(task, columns):
-            seen += 1
-            if fault is not None and 0 <= fault[0] < seen:
-                inject(fault)
-            if isinstance(item, RecordError):
-                _raise_if_strict(task, item)
-                first_error = first_error or item
-                writer.error(item)
-                continue
-            read_any = True
-            size = item.warc_record_length
-            bytes_read += size
-            pending_bytes += size
-            outcome = process_record(item, task.rules, task.run_id)
-            if isinstance(outcome, Rows):
-                for part in outcome.partial:
-                    _raise_if_strict(task, part)
-                writer.stage(outcome)
-            elif isinstance(outcome, Skip):
-                skipped[outcome.reason] += 1
-            else:
-                _raise_if_strict(task, outcome)
-                writer.error(outcome)
-            pending_records += 1
-            if progress is not None and pending_records >= PROGRESS_EVERY:
-                progress(pending_records, pending_bytes)
-                pending_records = pending_bytes = 0
+            reading.take(item)
         writer.close()
     except BaseException as exc:
         writer.abort(exc)
         raise
-    if progress is not None and (pending_records or pending_bytes):
-        progress(pending_records, pending_bytes)
-    unreadable = None
-    if not read_any:
-        unreadable = (f"{first_error.error_type}: {_scrubbed(first_error, task).message}"
-                      if first_error else "no records")
-    return TaskStats(
-        rank=task.rank,
-        path=task.name,
-        seen=seen,
-        written=counts.written,
-        skipped=dict(sorted(skipped.items())),
-        errors=counts.errors,
-        partial_errors=counts.partial_errors,
-        links=counts.links,
-        bytes_read=bytes_read,
-        seconds=round(time.monotonic() - started, 3),
-        cpu_seconds=round(time.process_time() - cpu_started, 3),
-        peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        sources=dict(sorted(counts.sources.items())),
-        unreadable=unreadable,
-        rules_matched=dict(sorted(counts.matched.items())),
-        rules_decided=dict(sorted(counts.decided.items())),
-        attempt=attempt,
-    )
+    reading.report()
+    return _stats(task, reading, counts, attempt, started, cpu_started)
 
 
 def _records(task: Task, columns: dict[str, str] | None) -> Iterator[RawRecord | RecordError]:

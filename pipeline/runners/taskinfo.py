@@ -15,9 +15,20 @@ import signal
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from pipeline.encoding.options import Override
 from pipeline.rules import Rules
 from pipeline.runners.rundir import TASK_TABLES, MetadataError, RunDir, parse_json
 from pipeline.storage import Storage, redact_url
+
+
+@dataclass(frozen=True, slots=True)
+class BaseInput:
+    """Where an incremental task copies from (``--base-run``): the base run, the rank its
+    input had there, and the overrides that run was decoded with."""
+
+    run_id: str
+    rank: int
+    overrides: tuple[Override, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +47,8 @@ class Task:
     columns: tuple[tuple[str, str], ...] = ()
     strict: bool = False  # raise on the first record error instead of recording it
     storage: Storage = field(default_factory=Storage)
+    #: copy from this base run what the rules change cannot alter (None: decode everything)
+    base: BaseInput | None = None
 
     @property
     def name(self) -> str:
@@ -76,6 +89,10 @@ class TaskStats:
     rules_decided: dict[str, int] = field(default_factory=dict)
     #: the attempt that wrote the parts (their temporary names carry it until the commit)
     attempt: str = ""
+    #: an incremental task: records whose rows were copied from the base run, and records
+    #: read and decoded again (the others of ``seen`` were skipped in the base run too)
+    copied: int = 0
+    redecoded: int = 0
 
 
 def commit_task(task: Task, stats: TaskStats) -> None:

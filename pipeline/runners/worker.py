@@ -99,6 +99,7 @@ def _error(raw: RawRecord, stage: Stage, exc: BaseException) -> RecordError:
         offset=raw.warc_record_offset,
         record_id=raw.record_id,
         offset_in_member=raw.offset_in_member,
+        length=raw.warc_record_length,
     )
 
 
@@ -154,7 +155,8 @@ def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple
     return tuple(
         RecordError(stage=stage, error_type=error_type, message=message[:2000],
                     warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
-                    record_id=raw.record_id, offset_in_member=raw.offset_in_member)
+                    record_id=raw.record_id, offset_in_member=raw.offset_in_member,
+                    length=raw.warc_record_length)
         for stage, error_type, message in found
     )
 
@@ -322,6 +324,7 @@ def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[s
         "warc_filename": writable_name(err.warc_filename),
         "warc_record_offset": err.offset,
         "warc_record_offset_in_member": err.offset_in_member,
+        "warc_record_length": err.length,
         "record_id": err.record_id,
         "stage": err.stage,
         "error_type": err.error_type,

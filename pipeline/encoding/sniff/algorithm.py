@@ -144,7 +144,8 @@ def _decide(
     seen, meta_charset = tuple(signals), meta_label(evidence)
     declared = _declared(evidence, http_encoding) if bom is None else None
     reading = _read_bytes(evidence, lenient=False) if bom is None else None
-    weight, alike = None, ()
+    weight: int | None = None
+    alike: tuple[str, ...] = ()
     if reading is not None and reading[1] in ("detector", "detector-weak"):
         sample = evidence.sample()
         weight = len(sample) - len(sample.translate(None, _HIGH_BYTES))

@@ -1,0 +1,198 @@
+"""Incremental re-decode (``redecode run CRAWL --rules NEW --base-run R``): a complete new run
+whose rows equal, in every column but ``run_id``, those a full run with NEW would write, made
+by reading and decoding again only the records the change from R's rules to NEW can alter,
+and copying every other row of ``records``, ``links`` and ``errors`` from R's parts.
+
+Which changes are local (:func:`pipeline.runners.baseplan.classify`):
+
+- **local**: only the ``[[encoding.override]]`` list differs (an override added, removed,
+  changed or moved). A record can change only if the override its URL matches first is not
+  the same under R's list and NEW's (:func:`affected_by`): the records of the hosts and
+  prefixes a changed override matches, in R or in NEW, and no other. Those records are read
+  again by their locators (:func:`pipeline.sources.ranges.read_located`) and decoded; so are
+  the records R lost in a stage that the rules reach (the encoding decision, extraction, the
+  row), whose outcome may differ. Every other row is copied, with this run's ``run_id`` and
+  ``rules_version``; skipped records are counted as R counted them (whether a record is
+  decoded at all does not depend on the rules).
+- **global**: anything else differs: the policy, another encoding, HTTP or extraction
+  option, or the code (the pipeline, a parser or detector, a library whose answers reach a
+  row: :func:`pipeline.provenance.code_identity`). The run says so and decodes everything.
+
+An input of the new run that R did not read (by its name) is decoded whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from pipeline.encoding.options import Override
+from pipeline.encoding.sniff.evidence import override_index
+from pipeline.errors import RecordError
+from pipeline.runners.rundir import MetadataError, RunDir, new_attempt
+from pipeline.runners.startup import settle_heap
+from pipeline.runners.task import _Counts, _Reading, _stats, _Writer
+from pipeline.runners.taskinfo import Task, TaskStats, read_committed
+from pipeline.sources.ranges import Locator, read_located
+from pipeline.storage import StorageError
+
+#: The stages whose failure may depend on the rules: a record R lost in one of them is
+#: read and decoded again (the reader's and the HTTP layer's never do).
+RULED_STAGES = frozenset({"encoding", "extract", "sink"})
+
+
+def affected_by(before: tuple[Override, ...], after: tuple[Override, ...]
+                ) -> Callable[[str | None], bool]:
+    """Whether a record at a URL can decode otherwise under ``after`` than under ``before``:
+    the first override it matches differs (the decision reads nothing else of them).
+
+    Overrides before the first difference of the two lists match a URL first under both or
+    under neither, so only the rest is looked at, and a URL that contains none of their hosts
+    and starts with none of their prefixes is not parsed at all.
+    """
+    common = 0
+    while common < min(len(before), len(after)) and before[common] == after[common]:
+        common += 1
+    rest = before[common:] + after[common:]
+    if not rest:
+        return lambda url: False
+    hosts = tuple({o.host for o in rest if o.host is not None})
+    prefixes = tuple({o.url_prefix for o in rest if o.url_prefix is not None})
+
+    def affected(url: str | None) -> bool:
+        if not url or not (any(h in url for h in hosts) or url.startswith(prefixes)):
+            return False
+        first_before, first_after = override_index(before, url), override_index(after, url)
+        return (None if first_before is None else before[first_before]) != (
+            None if first_after is None else after[first_after])
+
+    return affected
+
+
+def _restamped(table: pa.Table, run_id: str, rules_version: str | None = None) -> pa.Table:
+    """``table`` with this run's id (and rules version) in every row."""
+    n = table.num_rows
+    table = table.set_column(table.schema.get_field_index("run_id"), "run_id",
+                             pa.array([run_id] * n, pa.string()))
+    if rules_version is not None:
+        table = table.set_column(table.schema.get_field_index("rules_version"), "rules_version",
+                                 pa.array([rules_version] * n, pa.string()))
+    return table
+
+
+def _keep(table: pa.Table, drop: list[bool]) -> pa.Table:
+    return table.filter(pa.array([not d for d in drop], pa.bool_())) if any(drop) else table
+
+
+def run_incremental(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
+    """:func:`~pipeline.runners.task.run_task` for a task with a base run: copy the base
+    run's rows of this input that the rules change cannot alter, read and decode the others
+    again (module docstring); the parts are written as a full task writes them."""
+    assert task.base is not None
+    settle_heap()
+    started, cpu_started = time.monotonic(), time.process_time()
+    base = task.base
+    base_dir = RunDir(task.storage, task.out, base.run_id)
+    committed = read_committed(base_dir, [base.rank])
+    if base.rank not in committed:
+        raise MetadataError(f"--base-run {base.run_id}: rank {base.rank} is not committed")
+    base_stats = committed[base.rank]
+    new_overrides = task.rules.encoding.overrides
+    changed = affected_by(base.overrides, new_overrides)
+    version = task.rules.version
+    attempt = new_attempt()
+    counts = _Counts()
+    writer = _Writer(task, counts, attempt)
+    reading = _Reading(task, writer, progress)
+    copied = 0
+    with contextlib.ExitStack() as stack:
+        opened: list[Any] = []
+
+        def reread(locators: list[Locator]) -> None:
+            if not locators:
+                return
+            if not opened:
+                try:
+                    opened.append(stack.enter_context(task.storage.open_read(task.path,
+                                                                             random_access=True)))
+                except StorageError as exc:
+                    for loc in locators:  # each record asked for is counted once
+                        reading.take(RecordError("source", "source-unreadable-file", str(exc),
+                                                 task.name, loc.offset,
+                                                 offset_in_member=loc.offset_in_member))
+                    return
+            for item in read_located(opened[0], task.name, locators,
+                                     max_block=task.rules.max_decompressed):
+                reading.take(item)
+
+        try:
+            reread_at: set[tuple[int, int | None]] = set()
+            for table in _row_groups(base_dir, "records", base.rank):
+                urls = table.column("url").to_pylist()
+                drop = [changed(url) for url in urls]
+                kept = _keep(table, drop)
+                if kept.num_rows:
+                    kept_urls = [url for url, d in zip(urls, drop, strict=True) if not d]
+                    writer.copy_records(_restamped(kept, task.run_id, version),
+                                        [override_index(new_overrides, url) for url in kept_urls])
+                    copied += kept.num_rows
+                if any(drop):
+                    locators = _locators(table.filter(pa.array(drop, pa.bool_())))
+                    reread_at.update((loc.offset, loc.offset_in_member) for loc in locators)
+                    reread(locators)
+            errors = pa.concat_tables(list(_row_groups(base_dir, "errors", base.rank)))
+            lost_again = pc.and_(pc.invert(errors.column("is_partial")), pc.and_(
+                pc.is_in(errors.column("stage"), pa.array(sorted(RULED_STAGES))),
+                pc.is_valid(errors.column("warc_record_length")))).to_pylist()
+            # a record written with a part failed: its partial rows come again when it is
+            # read again, and stay when its row is copied
+            drop = [bool(lost) or (partial and (offset, inner) in reread_at)
+                    for lost, partial, offset, inner in zip(
+                        lost_again, errors.column("is_partial").to_pylist(),
+                        errors.column("warc_record_offset").to_pylist(),
+                        errors.column("warc_record_offset_in_member").to_pylist(), strict=True)]
+            kept = _keep(errors, drop)
+            if kept.num_rows:
+                writer.copy_errors(_restamped(kept, task.run_id))
+            lost = errors.filter(pa.array(lost_again, pa.bool_()))
+            reread(_locators(lost))
+            copied += kept.num_rows - sum(kept.column("is_partial").to_pylist())
+            for table in _row_groups(base_dir, "links", base.rank):
+                kept = _keep(table, [changed(url) for url in table.column("url").to_pylist()])
+                if kept.num_rows:
+                    writer.copy_links(_restamped(kept, task.run_id))
+            writer.close()
+        except BaseException as exc:
+            writer.abort(exc)
+            raise
+    reading.report()
+    skipped = dict(base_stats.skipped)
+    for reason, n in reading.skipped.items():
+        skipped[reason] = skipped.get(reason, 0) + n
+    return _stats(task, reading, counts, attempt, started, cpu_started,
+                  seen=base_stats.seen, skipped=dict(sorted(skipped.items())),
+                  unreadable=base_stats.unreadable, copied=copied, redecoded=reading.seen)
+
+
+def _row_groups(rundir: RunDir, table: str, rank: int) -> Any:
+    """The row groups of the base run's part of ``table`` for ``rank``, one table each."""
+    path = rundir.part(table, rank)
+    with rundir.storage.open_read(path, random_access=True) as fh:
+        parts = pq.ParquetFile(fh)
+        if parts.metadata.num_row_groups == 0:
+            yield parts.schema_arrow.empty_table()
+        for index in range(parts.metadata.num_row_groups):
+            yield parts.read_row_group(index)
+
+
+def _locators(table: pa.Table) -> list[Locator]:
+    return [Locator(offset, length, inner) for offset, length, inner in zip(
+        table.column("warc_record_offset").to_pylist(),
+        table.column("warc_record_length").to_pylist(),
+        table.column("warc_record_offset_in_member").to_pylist(), strict=True)]
