@@ -13,9 +13,13 @@ import duckdb
 import pytest
 
 from tests.cli_helpers import no_traceback, redecode, runs_row
-from tests.host_crawl import crawl_pages, write_crawl
+from tests.crawl_builder import http_response, write_records
+from tests.host_crawl import LIE, crawl_pages, write_crawl
 
 RULES_A = """
+[extract]
+max_parse_bytes = 32768
+
 [[encoding.override]]
 host = "{silent}"
 encoding = "{silent_truth}"
@@ -52,6 +56,14 @@ def crawl(tmp_path_factory: pytest.TempPathFactory) -> dict:
         shutil.copyfileobj(src, dst)
     silent = next(p for p in pages if p.kind == "silent" and p.truth != "UTF-8")
     liar = next(p for p in pages if p.kind == "lies" and p.truth not in ("windows-1252", "UTF-8"))
+    # pages over max_parse_bytes: written with a partial error row, one where the change
+    # reaches (its row comes again) and one where it does not (its row is copied)
+    big = [(host, p.body.replace(b"</body>", p.body * 40 + b"</body>"))
+           for host, p in ((liar.host, next(q for q in pages if q.host == liar.host and q.long)),
+                           (silent.host, next(q for q in pages if q.host == silent.host and q.long)))]
+    write_records(per_record.with_name("big.warc.gz"), [
+        ("response", f"http://{host}/big.html", http_response(body, content_type), {})
+        for (host, body), content_type in zip(big, (LIE, "text/html"), strict=True)])
     names = {"silent": silent.host, "silent_truth": silent.truth, "liar": liar.host,
              "liar_truth": liar.truth}
     (work / "a.toml").write_text(RULES_A.format(**names))
@@ -61,6 +73,7 @@ def crawl(tmp_path_factory: pytest.TempPathFactory) -> dict:
                       "--rules", str(work / "a.toml"), "-q", "-w", "1")
     assert result.returncode == 0, result.stderr
     liar_pages = sum(1 for p in pages if p.host == liar.host)
+    assert all(len(body) > 32768 for _, body in big)
     return {"work": work, "out": out, "crawl": per_record.parent, "liar_pages": liar_pages,
             "pages": len(pages), "liar": liar.host, "liar_truth": liar.truth}
 
@@ -76,9 +89,12 @@ def test_a_local_change_decodes_only_what_it_can_alter_and_equals_a_full_run(cra
     for table in ("records", "links", "errors"):
         assert rows(out, table, "B") == rows(out, table, "B-full"), table
     row = runs_row(out, "B")
-    # the liar's pages in each of the three files are decoded again; the rest copied
-    assert row["records_redecoded"] == 3 * crawl["liar_pages"]
-    assert row["records_copied"] == 3 * crawl["pages"] - row["records_redecoded"]
+    # the liar's pages in each of the three files (and its big page) are decoded again; the
+    # rest copied
+    assert row["records_redecoded"] == 3 * crawl["liar_pages"] + 1
+    assert row["records_copied"] == 3 * crawl["pages"] + 2 - row["records_redecoded"]
+    partial = rows(out, "errors", "B")
+    assert len(partial) == 2 and all(r[-1] for r in partial)  # both still written
     assert row["base_run"] == "A" and row["config"]["base_run"]["change"] == "local"
     assert row["config"]["base_run"]["reasons"] == [
         f"override added: host = {crawl['liar']}, encoding = {crawl['liar_truth']}, "
