@@ -24,6 +24,7 @@ An input of the new run that R did not read (by its name) is decoded whole.
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -53,26 +54,40 @@ def affected_by(before: tuple[Override, ...], after: tuple[Override, ...]
     the first override it matches differs (the decision reads nothing else of them).
 
     Overrides before the first difference of the two lists match a URL first under both or
-    under neither, so only the rest is looked at, and a URL that contains none of their hosts
+    under neither, so only the rest is looked at, and a URL that holds none of their hosts
     and starts with none of their prefixes is not parsed at all.
     """
     common = 0
     while common < min(len(before), len(after)) and before[common] == after[common]:
         common += 1
-    rest = before[common:] + after[common:]
-    if not rest:
-        return lambda url: False
-    hosts = tuple({o.host for o in rest if o.host is not None})
-    prefixes = tuple({o.url_prefix for o in rest if o.url_prefix is not None})
+    could_match = _could_match(before[common:] + after[common:])
 
     def affected(url: str | None) -> bool:
-        if not url or not (any(h in url for h in hosts) or url.startswith(prefixes)):
+        if not url or not could_match(url):
             return False
         first_before, first_after = override_index(before, url), override_index(after, url)
         return (None if first_before is None else before[first_before]) != (
             None if first_after is None else after[first_after])
 
     return affected
+
+
+def first_override(overrides: tuple[Override, ...]) -> Callable[[str | None], int | None]:
+    """:func:`~pipeline.encoding.sniff.evidence.override_index` over ``overrides``, which
+    parses only the URLs that hold one of their hosts or start with one of their prefixes."""
+    could_match = _could_match(overrides)
+    return lambda url: override_index(overrides, url) if url and could_match(url) else None
+
+
+def _could_match(overrides: tuple[Override, ...]) -> Callable[[str], bool]:
+    """A test a URL passes when one of ``overrides`` may match it (its host is in the URL's
+    text, or the URL starts with its prefix): one search, however many overrides."""
+    if not overrides:
+        return lambda url: False
+    hosts = sorted({o.host for o in overrides if o.host is not None}, key=len, reverse=True)
+    prefixes = tuple({o.url_prefix for o in overrides if o.url_prefix is not None})
+    search = re.compile("|".join(map(re.escape, hosts))).search if hosts else None
+    return lambda url: url.startswith(prefixes) or (search is not None and search(url) is not None)
 
 
 def _restamped(table: pa.Table, run_id: str, rules_version: str | None = None) -> pa.Table:
@@ -105,6 +120,7 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
     base_stats = committed[base.rank]
     new_overrides = task.rules.encoding.overrides
     changed = affected_by(base.overrides, new_overrides)
+    first_rule = first_override(new_overrides)
     version = task.rules.version
     attempt = new_attempt()
     counts = _Counts()
@@ -133,6 +149,7 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
 
         try:
             reread_at: set[tuple[int, int | None]] = set()
+            changed_urls: set[str] = set()  # the links of a record carry its URL
             for table in _row_groups(base_dir, "records", base.rank):
                 urls = table.column("url").to_pylist()
                 drop = [changed(url) for url in urls]
@@ -140,9 +157,10 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
                 if kept.num_rows:
                     kept_urls = [url for url, d in zip(urls, drop, strict=True) if not d]
                     writer.copy_records(_restamped(kept, task.run_id, version),
-                                        [override_index(new_overrides, url) for url in kept_urls])
+                                        [first_rule(url) for url in kept_urls])
                     copied += kept.num_rows
                 if any(drop):
+                    changed_urls.update(url for url, d in zip(urls, drop, strict=True) if d)
                     locators = _locators(table.filter(pa.array(drop, pa.bool_())))
                     reread_at.update((loc.offset, loc.offset_in_member) for loc in locators)
                     reread(locators)
@@ -163,8 +181,10 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
             lost = errors.filter(pa.array(lost_again, pa.bool_()))
             reread(_locators(lost))
             copied += kept.num_rows - sum(kept.column("is_partial").to_pylist())
+            changed_set = pa.array(sorted(changed_urls), pa.string())
             for table in _row_groups(base_dir, "links", base.rank):
-                kept = _keep(table, [changed(url) for url in table.column("url").to_pylist()])
+                kept = (table.filter(pc.invert(pc.is_in(table.column("url"), changed_set)))
+                        if changed_urls else table)
                 if kept.num_rows:
                     writer.copy_links(_restamped(kept, task.run_id))
             writer.close()
