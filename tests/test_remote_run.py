@@ -17,7 +17,7 @@ from pipeline.runners.local import run
 from pipeline.runners.rundir import RunDir
 from pipeline.runners.task import Task, commit_task, run_task
 from pipeline.storage import Storage
-from tests.cli_helpers import no_traceback, redecode
+from tests.cli_helpers import count, no_traceback, redecode
 from tests.crawl_builder import write_warc
 from tests.httpserver import serve
 from tests.run_tables import differences, table_rows
@@ -224,3 +224,59 @@ def test_the_endpoint_from_the_rules_file_or_an_option(
     typo = redecode("run", good, "--out", str(tmp_path / "d"), "--rules", str(rules))
     assert typo.returncode == 2
     assert "storage.endpoint: unknown key (did you mean 'endpoint_url'?)" in typo.stderr
+
+
+def test_keys_holding_a_question_mark_or_a_hash_are_read_as_listed(
+    s3_env, tmp_path: Path,
+) -> None:
+    # An S3 key may hold "?" and "#": neither is a query or a fragment there. A listing of
+    # the three keys reads each object once, and every row names the key it came from.
+    server, bucket = s3_env
+    client = server.client()
+    name = bucket.removeprefix("s3://")
+    write_warc(tmp_path / "q.warc.gz", 3, seed="q")
+    sample_arc = Path(__file__).resolve().parent.parent / "data" / "sample" / "sample.arc.gz"
+    keys = {"in/q.warc": tmp_path / "q.warc.gz",
+            "in/q.warc?versionId=abc.arc.gz": sample_arc,
+            "in/r#frag.arc.gz": sample_arc}
+    for key, path in keys.items():
+        client.upload_file(str(path), name, key)
+    local = tmp_path / "local"
+    local.mkdir()
+    (local / "q.warc").write_bytes(keys["in/q.warc"].read_bytes())
+    (local / "a.arc.gz").write_bytes(sample_arc.read_bytes())
+    reference = redecode("run", str(local), "--out", str(tmp_path / "ref"), "--run-id", "r",
+                         "-q")
+    assert reference.returncode == 0, reference.stderr
+    want_counts = {"q.warc": count(tmp_path / "ref", "records", "r",
+                                   f"warc_filename = '{local / 'q.warc'}'"),
+                   "arc": count(tmp_path / "ref", "records", "r",
+                                f"warc_filename = '{local / 'a.arc.gz'}'")}
+    assert want_counts["q.warc"] == 3 and want_counts["arc"] > 0
+    result = redecode("run", f"{bucket}/in/", "--out", str(tmp_path / "out"), "--run-id", "k",
+                      "-q")
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "out"
+    got = {key: count(out, "records", "k", f"warc_filename = '{bucket}/{key}'") for key in keys}
+    assert got == {"in/q.warc": want_counts["q.warc"],
+                   "in/q.warc?versionId=abc.arc.gz": want_counts["arc"],
+                   "in/r#frag.arc.gz": want_counts["arc"]}
+    assert count(out, "records", "k") == sum(got.values())
+    config = json.loads((out / "_runs" / "k" / "_run.json").read_text())
+    assert config["inputs"] == sorted(f"{bucket}/{key}" for key in keys)
+
+
+@pytest.mark.parametrize("suffix", ["/x//y", "//x", "/q?versionId=1", "/q#x"])
+def test_an_output_url_that_names_no_plain_folder_is_refused_before_writing(
+    s3_env, crawl_bucket: str, suffix: str,
+) -> None:
+    # "s3://b//x" has an empty folder name and "s3://b/q?versionId=1" reads as a version of
+    # the object q: refused with exit 2, and nothing is written anywhere in the bucket.
+    server, bucket = s3_env
+    result = redecode("run", f"{crawl_bucket}/data/sample/sample-main.warc.gz",
+                      "--out", f"{bucket}{suffix}", "--run-id", "o", "-q")
+    assert result.returncode == 2, result.stderr
+    assert no_traceback(result)
+    line = one_line(result.stderr)
+    assert f"--out {bucket}{suffix}" in line, line
+    assert server.keys(bucket) == []

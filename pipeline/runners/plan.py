@@ -156,6 +156,10 @@ def _check_out(storage: Storage, out: str) -> None:
         if scheme_of(out) in ("http", "https"):
             raise RunRefused(f"--out {redact_url(out)}: http(s) is read-only; write to a "
                              "local path or an object store")
+        odd = _odd_output_url(out)
+        if odd:
+            raise RunRefused(f"--out {redact_url(out)}: {odd}; name the output folder as "
+                             "s3://bucket/prefix")
         try:
             storage.check_bucket(out)
             if storage.is_file(out):
@@ -172,6 +176,35 @@ def _check_out(storage: Storage, out: str) -> None:
         raise RunRefused(f"--out {out}: {ancestor} is not a folder")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise RunRefused(f"--out {out}: {ancestor} is not writable")
+
+
+def _odd_output_url(out: str) -> str | None:
+    """Why the output URL ``out`` names no plain folder, or None. A store's key may hold
+    any character, but an output folder whose name has an empty segment (``s3://b//x``:
+    readers listing ``s3://b/x`` never see it), a ``.``/``..`` segment, or a ``?`` or
+    ``#`` (read as a version or a fragment by other tools: ``s3://b/q?versionId=1``) is
+    almost always a typing mistake, and the run could not read its own output back.
+
+    >>> _odd_output_url("s3://b/out"), _odd_output_url("s3://b")
+    (None, None)
+    >>> _odd_output_url("s3://b//x")
+    "an empty folder name ('//')"
+    >>> _odd_output_url("s3://b/q?versionId=1")
+    "'?' in the folder name"
+    """
+    scheme = scheme_of(out) or ""
+    bucket, _, key = out[len(scheme) + 3:].partition("/")
+    if not bucket:
+        return "no bucket"
+    for char in "?#":
+        if char in out:
+            return f"'{char}' in the folder name"
+    segments = key.split("/") if key else []
+    if any(segment == "" for segment in segments):
+        return "an empty folder name ('//')"
+    if any(segment in (".", "..") for segment in segments):
+        return "a '.' or '..' folder name"
+    return None
 
 
 def _runs_in(storage: Storage, out: str) -> list[tuple[str, dict[str, Any]]]:

@@ -106,7 +106,12 @@ class Storage:
         elif protocol in ("http", "https"):
             opts = _HTTP_DEFAULTS | opts
         try:
-            fs = fsspec.filesystem(protocol, **opts)
+            if protocol == "s3":
+                from pipeline.storage.s3keys import literal_key_s3
+
+                fs = literal_key_s3(**opts)
+            else:
+                fs = fsspec.filesystem(protocol, **opts)
         except ImportError as exc:
             raise StorageError(f"{redact_url(path)}: {protocol}:// needs an optional package "
                                f"({exc.name}); see the README's dependency list") from None
