@@ -280,3 +280,25 @@ def test_an_output_url_that_names_no_plain_folder_is_refused_before_writing(
     line = one_line(result.stderr)
     assert f"--out {bucket}{suffix}" in line, line
     assert server.keys(bucket) == []
+
+
+def test_an_https_input_that_cannot_be_reached_or_is_refused_says_so(
+    sample_crawl, tmp_path: Path,
+) -> None:
+    # A server that does not answer is not a missing file: the line says it cannot be
+    # reached (as for s3://); a refused request says access denied; a 404 is "no such file".
+    dead = f"https://127.0.0.1:{free_port()}/crawl/x.warc.gz"
+    result = redecode("run", dead, "--out", str(tmp_path / "out"), "-q")
+    assert result.returncode == 2 and no_traceback(result)
+    line = one_line(result.stderr)
+    assert f"{dead}: cannot reach the storage endpoint" in line, line
+    assert "no such file" not in line
+    with serve(sample_crawl[1], "right") as base:
+        refused = redecode("run", f"{base}/sample-main.warc.gz?token=wrong",
+                           f"{base}/nope.warc.gz?token=right", "--out", str(tmp_path / "out"),
+                           "-q")
+    assert refused.returncode == 2 and no_traceback(refused)
+    line = one_line(refused.stderr)
+    assert f"{base}/sample-main.warc.gz: access denied" in line, line
+    assert f"{base}/nope.warc.gz: no such file or folder" in line, line
+    assert "wrong" not in line and not (tmp_path / "out").exists()

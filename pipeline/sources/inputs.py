@@ -58,7 +58,7 @@ class Lister(Protocol):
     def list_files(self, path: str, *, hidden: bool = False) -> list[str]: ...
     def glob_entries(self, pattern: str) -> list[tuple[str, bool]]: ...
     def read_bytes(self, path: str) -> bytes: ...
-    def existing(self, paths: list[str]) -> set[str]: ...
+    def existing(self, paths: list[str], failures: dict[str, str] | None = None) -> set[str]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +130,12 @@ def skip_reason(name: str) -> str:
     return "not an archive name"
 
 
+def _is_cc_listing(path: str) -> bool:
+    """True for Common Crawl's listings (``warc.paths.gz``, any ``.paths``/``.paths.gz``),
+    whose lines are relative to the crawl's root, not to the listing's folder."""
+    return path.split("?", 1)[0].lower().endswith((".paths", ".paths.gz"))
+
+
 def _scheme(path: str) -> str | None:
     match = _URL.match(path)
     return match.group()[:-3].lower() if match else None
@@ -163,6 +169,13 @@ class _Expansion:
         self.skipped: list[Skipped] = []
         #: remote files named one by one, checked in bulk at the end: (url, missing label)
         self.pending: list[tuple[str, str]] = []
+        #: missing label -> what a reason for it adds (a list's relative line: where from)
+        self.hints: dict[str, str] = {}
+
+    def miss(self, label: str, reason: str) -> None:
+        """Report ``label`` as missing, for ``reason`` (and what is known of where it was
+        looked for)."""
+        self.missing.append(Missing(label, reason + self.hints.get(label, "")))
 
     def walk(self, directory: str) -> list[str]:
         found = []
@@ -229,10 +242,15 @@ class _Expansion:
             entry = line.strip()
             if not entry or entry.startswith("#"):
                 continue
+            label = f"{list_path}:{number}: {line.strip()}"
             if not os.path.isabs(entry) and not _URL.match(entry):
                 entry = (base.rstrip("/") + "/" + entry if _URL.match(base)
                          else os.path.join(base, entry))
-            label = f"{list_path}:{number}: {line.strip()}"
+                if self.input_base is None and _is_cc_listing(list_path):
+                    self.hints[label] = (
+                        f" (a relative line, looked for in the list's folder {base or '.'} "
+                        "since no --input-base was given; Common Crawl's listings need "
+                        "--input-base https://data.commoncrawl.org/ or s3://commoncrawl/)")
             out.extend(self.expand_reported(entry, label))
         return out
 
@@ -242,7 +260,7 @@ class _Expansion:
         known = len(self.missing), len(self.pending)
         hits, reason = self.expand_one(item, label)
         if not hits and reason and (len(self.missing), len(self.pending)) == known:
-            self.missing.append(Missing(label, reason))
+            self.miss(label, reason)
         return hits
 
     def expand_one(self, item: str, label: str) -> tuple[list[str], str]:
@@ -302,27 +320,32 @@ class _Expansion:
         if not self.pending:
             return []
         assert self.storage is not None
+        failures: dict[str, str] = {}
         try:
-            there = self.storage.existing([url for url, _ in self.pending])
+            there = self.storage.existing([url for url, _ in self.pending], failures)
         except OSError as exc:
-            self.missing.extend(Missing(label, _reason(exc)) for _, label in self.pending)
+            for _, label in self.pending:
+                self.miss(label, _reason(exc))
             return []
         found: list[str] = []
         for url, label in self.pending:
             if url in there:
                 found.append(url)
                 continue
+            if url in failures:  # an HTTP server that cannot be reached or refuses
+                self.miss(label, _reason(OSError(failures[url])))
+                continue
             try:
                 folder = (_scheme(url) not in ("http", "https")) and self.storage.is_dir(url)
                 hits = self.walk_remote(url) if folder else []
             except OSError as exc:
-                self.missing.append(Missing(label, _reason(exc)))
+                self.miss(label, _reason(exc))
                 continue
             if hits:
                 found.extend(hits)
             else:
-                self.missing.append(Missing(label, "no archive files under this prefix"
-                                            if folder else "no such file or folder"))
+                self.miss(label, "no archive files under this prefix"
+                          if folder else "no such file or folder")
         return found
 
 

@@ -115,3 +115,22 @@ def test_a_list_that_includes_itself_is_an_error(tree: Path) -> None:
     listing.write_text("self.txt\n")
     with pytest.raises(ValueError, match="includes itself"):
         expand_inputs([str(listing)])
+
+
+def test_a_relative_line_of_a_warc_paths_listing_without_an_input_base_says_so(
+    tree: Path,
+) -> None:
+    # Common Crawl's warc.paths.gz lines are relative to the crawl's root: without
+    # --input-base they are looked for beside the listing, and the reason says so.
+    import gzip
+
+    listing = tree / "warc.paths.gz"
+    listing.write_bytes(gzip.compress(b"crawl-data/CC-MAIN-2024-10/x.warc.gz\n"))
+    (missing,) = expand_inputs([str(listing)]).missing
+    assert missing.input == f"{listing}:1: crawl-data/CC-MAIN-2024-10/x.warc.gz"
+    assert missing.reason.startswith("no such file or folder (a relative line, looked for "
+                                     f"in the list's folder {tree} since no --input-base")
+    assert "--input-base https://data.commoncrawl.org/" in missing.reason
+    # with an input base the line is taken from there, and nothing more is said
+    (based,) = expand_inputs([str(listing)], input_base=str(tree / "root")).missing
+    assert based.reason == "no such file or folder"
