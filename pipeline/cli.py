@@ -223,6 +223,8 @@ def run(
     except NothingToResume as exc:
         _say("nothing to do:", str(exc), "yellow")
         raise typer.Exit(exit_codes.OK) from None
+    for note in planned.notes:
+        _say("note:", note, "yellow")
     executor = None
     if engine == "spark":
         from pipeline.runners.spark import SparkUnavailable, spark_executor, spark_session

@@ -57,6 +57,8 @@ class RunPlan:
     skipped_inputs: tuple[tuple[str, str], ...]
     missing_inputs: tuple[tuple[str, str], ...]
     storage: Storage = field(default_factory=Storage)
+    #: what planning passed over and the user should hear of (a run whose config is corrupt)
+    notes: tuple[str, ...] = ()
 
 
 def plan(
@@ -109,9 +111,10 @@ def plan(
         raise RunRefused("no input files" + (f" in {', '.join(map(redact_url, inputs))}"
                                              if inputs else ""))
     shown_files = [redact_url(path) for path in files]
+    notes: list[str] = []
     try:
         if resume:
-            run_id = _find_run_to_resume(storage, out, shown_files, rules, run_id)
+            run_id = _find_run_to_resume(storage, out, shown_files, rules, run_id, notes)
         elif run_id is not None and not overwrite and RunDir(storage, out, run_id).exists():
             raise RunRefused(
                 f"run {run_id} already exists in {out}: add --resume to continue it, or "
@@ -119,6 +122,8 @@ def plan(
             )
     except StorageError as exc:
         raise RunRefused(f"--out {out}: {exc}") from None
+    if run_id is not None and (resume or overwrite):
+        _refuse_links(RunDir(storage, out, run_id), "--resume" if resume else "--overwrite")
     if run_id is None:
         digest = hashlib.sha256(json.dumps([shown_files, rules.version]).encode()).hexdigest()
         run_id = new_run_id(digest)
@@ -145,7 +150,7 @@ def plan(
         out=out, run_id=run_id, files=tuple(files), rules=rules, config=config,
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
-        missing_inputs=missing, storage=storage,
+        missing_inputs=missing, storage=storage, notes=tuple(notes),
     )
 
 
@@ -178,6 +183,18 @@ def _check_out(storage: Storage, out: str) -> None:
         raise RunRefused(f"--out {out}: {ancestor} is not writable")
 
 
+def _refuse_links(rundir: RunDir, option: str) -> None:
+    """:class:`RunRefused` when a folder of the run (or its lock) is a symbolic link:
+    ``--overwrite`` and ``--resume`` remove and write files in those folders, and nothing
+    outside ``--out`` is ever touched."""
+    links = rundir.links()
+    if links:
+        shown = "; ".join(f"{path} -> {target}" for path, target in links)
+        raise RunRefused(f"--out {rundir.out}: run {rundir.run_id}'s folders hold symbolic "
+                         f"links ({shown}); {option} touches nothing outside --out: remove "
+                         "the links (rm, not rm -r) or move the run's folders back")
+
+
 def _odd_output_url(out: str) -> str | None:
     """Why the output URL ``out`` names no plain folder, or None. A store's key may hold
     any character, but an output folder whose name has an empty segment (``s3://b//x``:
@@ -207,27 +224,36 @@ def _odd_output_url(out: str) -> str | None:
     return None
 
 
-def _runs_in(storage: Storage, out: str) -> list[tuple[str, dict[str, Any]]]:
-    """Every run in ``out`` with its config, newest first; :class:`MetadataError` for a
-    corrupt one."""
+def _runs_in(storage: Storage, out: str, notes: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Every run in ``out`` with its config, newest first. A run whose config cannot be
+    read or is not a run's config is passed over, with a note in ``notes`` naming it (one
+    damaged run must not keep every other run of the folder from being resumed)."""
     runs = []
     for name, is_dir in storage.list_dir(join(out, "_runs")):
         rundir = RunDir(storage, out, name)
         if is_dir and storage.is_file(rundir.config):
-            data = rundir.read_json(rundir.config)
+            try:
+                data = rundir.read_json(rundir.config)
+            except MetadataError as exc:
+                notes.append(f"passed over run {name} while looking for the run to resume: "
+                             f"{exc}")
+                continue
             if not isinstance(data, dict):
-                raise MetadataError(f"{rundir.config}: not a run's config; remove the run "
-                                    "with --overwrite")
+                notes.append(f"passed over run {name} while looking for the run to resume: "
+                             f"{rundir.config}: not a run's config; remove the run with "
+                             "--overwrite")
+                continue
             runs.append((name, data))
     runs.sort(key=lambda run: (str(run[1].get("started_at", "")), run[0]), reverse=True)
     return runs
 
 
 def _find_run_to_resume(
-    storage: Storage, out: str, files: list[str], rules: Rules, run_id: str | None
+    storage: Storage, out: str, files: list[str], rules: Rules, run_id: str | None,
+    notes: list[str],
 ) -> str:
     """The run ``--resume`` continues; :class:`NothingToResume` or :class:`RunRefused` why
-    there is none."""
+    there is none. Runs passed over on the way (a corrupt config) are named in ``notes``."""
     if run_id is not None:
         rundir = RunDir(storage, out, run_id)
         if not storage.exists(rundir.config):
@@ -244,17 +270,19 @@ def _find_run_to_resume(
         if rundir.is_finished():
             raise NothingToResume(f"run {run_id} in {out} has finished; nothing to resume")
         return run_id
-    same = [(rid, data) for rid, data in _runs_in(storage, out)
+    same = [(rid, data) for rid, data in _runs_in(storage, out, notes)
             if data.get("inputs") == files and data.get("rules_version") == rules.version]
+    passed = (f" (passed over {len(notes)} run(s) whose config is corrupt: "
+              f"{'; '.join(notes)})" if notes else "")
     if not same:
         raise RunRefused(
             f"nothing to resume: {out} holds no run of these inputs and rules "
-            "(drop --resume to start one)"
+            f"(drop --resume to start one){passed}"
         )
     newest, _ = same[0]
     if RunDir(storage, out, newest).is_finished():
         raise NothingToResume(
             f"the newest run of these inputs and rules in {out}, {newest}, has finished; "
-            "nothing to resume (drop --resume to start a new run)"
+            f"nothing to resume (drop --resume to start a new run){passed}"
         )
     return newest

@@ -371,7 +371,7 @@ class Storage:
             if folder:
                 os.makedirs(folder, exist_ok=True)
             try:
-                with open(path, "wb") as fh:
+                with open(path, "wb", opener=_no_follow) as fh:
                     yield fh
                     fh.flush()
                     if sync:
@@ -568,6 +568,12 @@ class Storage:
         if is_remote(path):
             fs, _ = self._fs(path)
             con.register_filesystem(fs)
+
+
+def _no_follow(path: str, flags: int) -> int:
+    """Open ``path`` as ``open()`` would, but never through a symbolic link: a link where a
+    file is written is refused (ELOOP), so nothing outside the folder written is touched."""
+    return os.open(path, flags | os.O_NOFOLLOW, 0o666)
 
 
 def fsync_folder(folder: str) -> None:
