@@ -139,9 +139,11 @@ def find_parts(out: Path | str, storage: Storage | None = None) -> Parts:
 
     Only ``<table>/run_id=<RUN>/<name>.parquet`` with a valid run id (``schema.RUN_ID_PATTERN``)
     is read; hidden entries (a writer's temporary files) are passed over. A run with
-    bookkeeping (``_runs/<RUN>/_run.json``) counts a records, links or errors part only when
-    its rank has a completion marker: a killed run's half-committed parts are never read,
-    and a run without ``_finished`` is listed in ``unfinished``. Anything else in a table
+    bookkeeping (``_runs/<RUN>/_run.json``) counts only the parts it writes
+    (``part-<rank>.parquet``; any other ``.parquet`` file in its folders is listed in
+    ``unreadable``), a records, links or errors part only when its rank has a completion
+    marker: a killed run's half-committed parts are never read, and a run without
+    ``_finished`` is listed in ``unfinished``. Anything else in a table
     folder, and every part whose Parquet footer cannot be read, is returned in
     ``unreadable`` with its reason instead of failing every query. :class:`StorageError`
     when ``out`` cannot be listed at all.
@@ -174,6 +176,14 @@ def find_parts(out: Path | str, storage: Storage | None = None) -> Parts:
     for table, run_id, path in candidates:
         committed = commits.get(run_id)
         match = _PART.fullmatch(path.rpartition("/")[2].rpartition(os.sep)[2])
+        if committed is not None and (match is None or (table == "runs"
+                                                         and match.group(1) != "00000")):
+            # a run with bookkeeping wrote part-<rank>.parquet only: a copy beside one
+            # ("part-00000 (copy).parquet") or any other file is not its output, and
+            # leaving it out leaves nothing of the run out (run_id None)
+            unreadable.append(Unreadable(path, None, f"not a part run {run_id} wrote (a run "
+                                         "with bookkeeping writes part-<rank>.parquet only)"))
+            continue
         if (committed is not None and table in COMMITTED_TABLES and match is not None
                 and int(match.group(1)) not in committed[0]):
             uncommitted[run_id] = uncommitted.get(run_id, 0) + 1
