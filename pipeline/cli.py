@@ -355,8 +355,27 @@ def _print_summary(summary: Any) -> None:
     if summary.took_over_lock:
         _say("note:", f"took over the stale lock of {summary.took_over_lock} (no longer "
              "running)", "yellow")
+    for path, skipped in summary.nothing_to_decode:
+        _say("note:", f"{path}: nothing to decode: {_nothing_to_decode(path, skipped)}",
+             "yellow")
+    for path, where in summary.truncated:
+        _say("truncated:", f"{path}: {where}; every record before it was read, the cut one "
+             "as far as it goes (a cut download? fetch the file again)", "yellow")
     for path, reason in summary.unreadable:
         _say("unreadable:", f"{path}: {reason}")
+
+
+def _nothing_to_decode(path: str, skipped: dict[str, int]) -> str:
+    """Why a file that was read whole gave no row, in words (WAT and WET files named)."""
+    from pipeline.sources.inputs import DERIVED_SUFFIXES
+
+    counts = ", ".join(f"{reason} {n:,}" for reason, n in skipped.items())
+    said = f"none of its {sum(skipped.values()):,} records is a response or resource ({counts})"
+    derived = set(skipped) - {"warcinfo"} <= {"metadata", "conversion"}
+    if path.lower().endswith(DERIVED_SUFFIXES) or (derived and set(skipped) != {"warcinfo"}):
+        said += ("; a WAT or WET file holds Common Crawl's metadata or extracted text, not "
+                 "the raw responses: give the .warc.gz of the same crawl")
+    return said
 
 
 class DecodeFormat(StrEnum):

@@ -427,3 +427,42 @@ def test_one_corrupt_run_config_does_not_block_resume_without_a_run_id(
     alone = redecode("run", str(good), "--out", str(out), "-q", "--resume")
     assert alone.returncode == 2 and no_traceback(alone)
     assert "nothing to resume" in alone.stderr and "passed over 3 run(s)" in alone.stderr
+
+
+def test_a_wat_or_wet_file_and_a_cut_warc_gz_are_said_on_the_terminal(
+    tmp_path: Path, good: Path, corpus: Path,
+) -> None:
+    # Named one by one, a WAT and a WET file are read to their end and give no row; a
+    # .warc.gz cut in half gives the records before the cut. The run exits 0 (every file
+    # was read: none is unreadable), and the terminal says what happened to each.
+    from pipeline.sources import iter_records
+    from pipeline.sources.record import RawRecord
+
+    whirlwind = corpus / "warc-samples" / "whirlwind-python"
+    wat, wet = whirlwind / "whirlwind.warc.wat.gz", whirlwind / "whirlwind.warc.wet.gz"
+    whole = (Path(__file__).resolve().parent.parent / "data" / "sample" /
+             "sample-main.warc.gz").read_bytes()
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    (last,) = [item for item in iter_records(str(cut))
+               if isinstance(item, RawRecord) and item.block_truncated]
+    out = tmp_path / "o"
+    result = redecode("run", str(good), str(wat), str(wet), str(cut), "--out", str(out), "-q",
+                      "--run-id", "w")
+    assert result.returncode == 0 and no_traceback(result), result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 3, result.stderr
+    assert lines[0].startswith(f"note: {wat}: nothing to decode: none of its 2 records is a "
+                               "response or resource (metadata 1, warcinfo 1); a WAT or WET "
+                               "file holds Common Crawl's metadata or extracted text")
+    assert lines[1].startswith(f"note: {wet}: nothing to decode: none of its 2 records is a "
+                               "response or resource (conversion 1, warcinfo 1); a WAT or WET")
+    assert lines[2] == (f"truncated: {cut}: the file ends inside the record at byte "
+                        f"{last.warc_record_offset} (its gzip member is cut off); every record "
+                        "before it was read, the cut one as far as it goes (a cut download? "
+                        "fetch the file again)")
+    assert count(out, "records", "w", f"warc_filename = '{cut}'") > 0
+    stats = {data["path"]: data for data in (json.loads(p.read_text()) for p in
+                                            (out / "_runs" / "w" / "_stats").glob("*.json"))}
+    assert stats[str(cut)]["truncated"].startswith("the file ends inside the record")
+    assert stats[str(good)]["truncated"] is None

@@ -102,6 +102,11 @@ class RunSummary:
     partial_errors: int = 0
     #: (file, reason) for every input nothing at all could be read from (exit code 3)
     unreadable: tuple[tuple[str, str], ...] = ()
+    #: (file, where) for every input that ends inside a record (a cut download)
+    truncated: tuple[tuple[str, str], ...] = ()
+    #: (file, skipped by reason) for every input read whole that held nothing to decode
+    #: (no response or resource record: a WAT or WET file, a WARC of requests only)
+    nothing_to_decode: tuple[tuple[str, dict[str, int]], ...] = ()
     #: (path, reason) for every file a folder scan passed over
     skipped_inputs: tuple[tuple[str, str], ...] = ()
     #: (input, reason) for every input that named nothing (only with allow_missing)
@@ -302,6 +307,9 @@ def _summarize(
         peak_rss_mb=max((s.peak_rss_mb for s in done), default=0.0),
         sources=dict(sorted(sources.items())),
         unreadable=tuple((s.path, s.unreadable) for s in done if s.unreadable is not None),
+        truncated=tuple((s.path, s.truncated) for s in done if s.truncated is not None),
+        nothing_to_decode=tuple((s.path, s.skipped) for s in done if s.seen and not s.written
+                                and not s.errors and s.unreadable is None),
         skipped_inputs=plan.skipped_inputs,
         missing_inputs=plan.missing_inputs,
         rules=rules,

@@ -47,6 +47,10 @@ from pipeline.storage import StorageError
 
 #: Progress is reported every this many records (and at the end).
 PROGRESS_EVERY = 100
+#: What a record's ``block_truncation`` says when the file ends inside it: its Content-Length
+#: runs past the end of the file, or its gzip member is cut off (a cut download).
+FILE_ENDS_INSIDE = {"length": "the file ends before its Content-Length",
+                    "gzip": "its gzip member is cut off"}
 
 
 #: Link rows staged at most before the staged records and their links are converted and
@@ -230,6 +234,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     skipped: Counter[str] = Counter()
     first_error: RecordError | None = None
     read_any = False
+    truncated: str | None = None
     pending_records = pending_bytes = 0
     columns = dict(task.columns) or None
     fault = fault_at(task)
@@ -244,6 +249,10 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
                 writer.error(item)
                 continue
             read_any = True
+            if item.block_truncation in FILE_ENDS_INSIDE:
+                truncated = (f"the file ends inside the record at byte "
+                             f"{item.warc_record_offset} "
+                             f"({FILE_ENDS_INSIDE[item.block_truncation]})")
             size = item.warc_record_length
             bytes_read += size
             pending_bytes += size
@@ -286,6 +295,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
         peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         sources=dict(sorted(counts.sources.items())),
         unreadable=unreadable,
+        truncated=truncated,
         rules_matched=dict(sorted(counts.matched.items())),
         rules_decided=dict(sorted(counts.decided.items())),
         attempt=attempt,

@@ -71,6 +71,9 @@ class TaskStats:
     sources: dict[str, int] = field(default_factory=dict)  # encoding_source → records
     #: why nothing at all could be read from the file (None: at least one record was read)
     unreadable: str | None = None
+    #: where the file ends inside a record (a cut download: the records before it are
+    #: read, that one is flagged ``content_truncated``); None when it ends after a record
+    truncated: str | None = None
     #: override index (as a string, JSON keys) → records whose URL it matched / it decided
     rules_matched: dict[str, int] = field(default_factory=dict)
     rules_decided: dict[str, int] = field(default_factory=dict)
