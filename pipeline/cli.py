@@ -411,7 +411,7 @@ def decode(
     """Decode one page as a run would and explain it: the decision step by step, the mojibake
     score, what requests would have shown, the extracted fields, and a warning when the chosen
     decoding looks wrong."""
-    from pipeline.page_report import inspect_page, report_json, report_text
+    from pipeline.page_report import inspect_page, not_a_page, report_json, report_text
     from pipeline.rules import RulesError
     from pipeline.terminal import printable
 
@@ -422,6 +422,11 @@ def decode(
         _fail(str(exc), exit_codes.USAGE)
     if show_text and show_html:
         _fail("--text and --html each print one thing: give one of them", exit_codes.USAGE)
+    refused = not_a_page(body)
+    if refused is not None:
+        from pipeline.storage import redact_url
+
+        _fail(f"{'stdin' if file == '-' else redact_url(file)}: {refused}", exit_codes.USAGE)
     report = inspect_page(body, content_type, url, resolved)
     if fmt is DecodeFormat.json or as_json:
         data = report_json(report)
@@ -432,7 +437,10 @@ def decode(
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         if show_text or show_html:
-            # The page's own text: as it is for a pipe, escaped for a terminal.
+            # The page's own text: as it is for a pipe, escaped for a terminal; what the
+            # report would have warned of goes to stderr, so the text alone is on stdout.
+            for warning in report.warnings:
+                _say("warning:", warning, "yellow")
             out = report.fields.main_text if show_text else report.decoded.text
             raw = not sys.stdout.isatty()
         else:
