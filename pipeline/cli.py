@@ -268,7 +268,7 @@ def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
         with _signals_raise(Interrupt):
             if quiet or not sys.stderr.isatty():
                 return execute(planned, executor=executor)
-            with run_progress(len(planned.files), console) as progress:
+            with run_progress(_sizes(planned.files), console) as progress:
                 return execute(planned, progress=progress, executor=executor)
     except RunRefused as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -288,6 +288,22 @@ def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
         _say("error:", f"{exc}; run {planned.run_id} stopped, the files committed so far are "
              f"kept. Resume with: {resume_hint}")
         raise typer.Exit(exit_codes.OUTPUT_FAILED) from None
+
+
+def _sizes(files: Any) -> list[int | None]:
+    """The size of each local input file (for the progress bar's bytes and time left);
+    None for a remote one (knowing it would cost a request each) or one that is gone."""
+    import os
+
+    from pipeline.storage import is_remote
+
+    sizes: list[int | None] = []
+    for path in files:
+        try:
+            sizes.append(None if is_remote(path) else os.path.getsize(path))
+        except OSError:
+            sizes.append(None)
+    return sizes
 
 
 @contextmanager

@@ -178,8 +178,8 @@ def _execute_locked(
     started = time.monotonic()
     resumed = len(done)
     if progress:
-        for _ in range(resumed):
-            progress("file", 0, 0)
+        for stats in done:
+            progress("resumed", stats.rank, 0)
     execute_tasks = executor or _execute
     done.extend(execute_tasks(tasks, plan.workers, progress))
     done.sort(key=lambda s: s.rank)

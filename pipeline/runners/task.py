@@ -222,24 +222,31 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     new attempt (:func:`commit_task` puts them in place); returns its counters, which name
     the attempt.
 
-    ``progress(records, bytes)`` is called with increments as the task goes.
+    ``progress(records, bytes)`` is called with increments as the task goes: records
+    read, and bytes of the input file read (its read position, so a compressed file
+    counts what was read of it; by the end, the file's size).
     """
     settle_heap()
     started = time.monotonic()
     cpu_started = time.process_time()
     attempt = new_attempt()
     counts = _Counts()
-    writer = _Writer(task, counts, attempt)
+    opened = _Opened(task)
+    try:
+        writer = _Writer(task, counts, attempt)
+    except BaseException:
+        opened.close()
+        raise
     seen = bytes_read = 0
     skipped: Counter[str] = Counter()
     first_error: RecordError | None = None
     read_any = False
     truncated: str | None = None
-    pending_records = pending_bytes = 0
+    pending_records = 0
     columns = dict(task.columns) or None
     fault = fault_at(task)
     try:
-        for item in _records(task, columns):
+        for item in _records(task, columns, opened):
             seen += 1
             if fault is not None and 0 <= fault[0] < seen:
                 inject(fault)
@@ -253,9 +260,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
                 truncated = (f"the file ends inside the record at byte "
                              f"{item.warc_record_offset} "
                              f"({FILE_ENDS_INSIDE[item.block_truncation]})")
-            size = item.warc_record_length
-            bytes_read += size
-            pending_bytes += size
+            bytes_read += item.warc_record_length
             outcome = process_record(item, task.rules, task.run_id)
             if isinstance(outcome, Rows):
                 for part in outcome.partial:
@@ -268,14 +273,14 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
                 writer.error(outcome)
             pending_records += 1
             if progress is not None and pending_records >= PROGRESS_EVERY:
-                progress(pending_records, pending_bytes)
-                pending_records = pending_bytes = 0
+                progress(pending_records, opened.advance())
+                pending_records = 0
         writer.close()
     except BaseException as exc:
         writer.abort(exc)
         raise
-    if progress is not None and (pending_records or pending_bytes):
-        progress(pending_records, pending_bytes)
+    if progress is not None:
+        progress(pending_records, opened.finish())
     unreadable = None
     if not read_any:
         unreadable = (f"{first_error.error_type}: {_scrubbed(first_error, task).message}"
@@ -302,14 +307,59 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     )
 
 
-def _records(task: Task, columns: dict[str, str] | None) -> Iterator[RawRecord | RecordError]:
-    """The input's records, read from a file the storage layer opens (streamed from a
-    remote store); an input that cannot be opened is one file-level ``errors`` row, and so
-    is a reader bug (the rest of the file is lost, the records read so far stay)."""
-    try:
-        fh = task.storage.open_read(task.path)
-    except StorageError as exc:
-        yield RecordError("source", "source-unreadable-file", str(exc), task.name)
+class _Opened:
+    """The task's input file, opened by the storage layer (streamed from a remote store),
+    with how far it has been read (for progress)."""
+
+    def __init__(self, task: Task) -> None:
+        self.fh: IO[bytes] | None = None
+        self.error: StorageError | None = None
+        self.size = 0
+        self._reported = 0
+        try:
+            self.fh = task.storage.open_read(task.path)
+        except StorageError as exc:
+            self.error = exc
+            return
+        try:
+            self.size = self.fh.seek(0, 2)
+        except (OSError, ValueError):  # size unknown: progress counts records only
+            self.size = 0
+        with contextlib.suppress(OSError, ValueError):
+            self.fh.seek(0)
+
+    def advance(self) -> int:
+        """Bytes read since the last call (the file's position moves back only to
+        recover from damage: the furthest position counts)."""
+        try:
+            where = self.fh.tell() if self.fh is not None and not self.fh.closed else 0
+        except (OSError, ValueError):
+            where = 0
+        step = max(min(where, self.size) - self._reported, 0)
+        self._reported += step
+        return step
+
+    def close(self) -> None:
+        """Close the file (if it was opened)."""
+        if self.fh is not None:
+            with contextlib.suppress(Exception):
+                self.fh.close()
+
+    def finish(self) -> int:
+        """The bytes not reported yet: by the end the whole file counts as read."""
+        step = max(self.size - self._reported, 0)
+        self._reported = self.size
+        return step
+
+
+def _records(task: Task, columns: dict[str, str] | None,
+             opened: _Opened) -> Iterator[RawRecord | RecordError]:
+    """The input's records, read from the file ``opened`` holds; an input that cannot be
+    opened is one file-level ``errors`` row, and so is a reader bug (the rest of the file
+    is lost, the records read so far stay)."""
+    fh = opened.fh
+    if fh is None:
+        yield RecordError("source", "source-unreadable-file", str(opened.error), task.name)
         return
     try:
         yield from iter_records(task.name, columns=columns, fileobj=fh,
