@@ -171,6 +171,13 @@ def run(
                      help="What relative lines of path lists are relative to, e.g. "
                           "https://data.commoncrawl.org/ for Common Crawl's warc.paths.gz."),
     ] = None,
+    url_base: Annotated[
+        str | None,
+        typer.Option("--url-base", metavar="URL",
+                     help="Saved pages (.html, .htm): the URL of the folder they were found "
+                          "in, which each page's relative name extends (default: its "
+                          "file:// URL); https:// for a wget mirror of host folders."),
+    ] = None,
     storage_option: StorageOpt = None,
     engine: Annotated[
         str, typer.Option("--engine", help="local (a process pool) | spark.")
@@ -215,6 +222,7 @@ def run(
             },
             strict=strict, storage=storage, input_base=input_base,
             engine={"engine": engine, "master": master, "partitions": partitions},
+            url_base=url_base,
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -268,7 +276,7 @@ def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
         with _signals_raise(Interrupt):
             if quiet or not sys.stderr.isatty():
                 return execute(planned, executor=executor)
-            with run_progress(_sizes(planned.files), console) as progress:
+            with run_progress(_sizes(planned), console) as progress:
                 return execute(planned, progress=progress, executor=executor)
     except RunRefused as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -290,19 +298,28 @@ def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
         raise typer.Exit(exit_codes.OUTPUT_FAILED) from None
 
 
-def _sizes(files: Any) -> list[int | None]:
-    """The size of each local input file (for the progress bar's bytes and time left);
-    None for a remote one (knowing it would cost a request each) or one that is gone."""
+def _sizes(planned: Any) -> list[int | None]:
+    """The size of what each task reads, a local input file or a batch of saved pages (for
+    the progress bar's bytes and time left); None for a remote one (knowing it would cost a
+    request each) or one that is gone."""
     import os
 
     from pipeline.storage import is_remote
 
-    sizes: list[int | None] = []
-    for path in files:
+    def size(path: str) -> int | None:
         try:
-            sizes.append(None if is_remote(path) else os.path.getsize(path))
+            return None if is_remote(path) else os.path.getsize(path)
         except OSError:
-            sizes.append(None)
+            return None
+
+    sizes: list[int | None] = []
+    for name in planned.files:
+        pages = planned.pages.get(name)
+        if pages:
+            each = [size(path) for path, _, _ in pages]
+            sizes.append(None if None in each else sum(s or 0 for s in each))
+        else:
+            sizes.append(size(name))
     return sizes
 
 

@@ -166,7 +166,7 @@ def _execute_locked(
             done.append(stats)
         else:
             tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
-                              plan.strict, storage))
+                              plan.strict, storage, plan.pages.get(path, ())))
     if plan.overwrite:
         rundir.remove(keep=(rundir.lock,))
     storage.remove(rundir.finished)
@@ -176,7 +176,7 @@ def _execute_locked(
                        + leftovers.get(None, []))
     started_at = datetime.now(UTC)
     started = time.monotonic()
-    resumed = len(done)
+    resumed = sum(len(plan.pages.get(plan.files[stats.rank], ())) or 1 for stats in done)
     if progress:
         for stats in done:
             progress("resumed", stats.rank, 0)
@@ -290,8 +290,8 @@ def _summarize(
     holder = lock.stale_holder
     return RunSummary(
         run_id=plan.run_id,
-        inputs=tuple(redact_url(path) for path in plan.files),
-        files=len(plan.files),
+        inputs=tuple(plan.config["inputs"]),  # every input file, saved pages one by one
+        files=len(plan.config["inputs"]),
         seen=sum(s.seen for s in done),
         written=sum(s.written for s in done),
         skipped=dict(sorted(skipped.items())),

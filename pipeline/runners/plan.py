@@ -22,7 +22,8 @@ from pipeline.runners.rundir import (
     new_run_id,
     validate_run_id,
 )
-from pipeline.sources.inputs import expand_inputs
+from pipeline.sources.inputs import Page, expand_inputs
+from pipeline.sources.pages import page_url
 from pipeline.storage import (
     Storage,
     StorageError,
@@ -36,6 +37,11 @@ from pipeline.storage import (
 )
 
 
+#: Saved pages read by one task: a folder of 100,000 pages is 200 tasks (parts, stats and
+#: markers), not 100,000, and still spreads over every worker.
+PAGES_PER_TASK = 500
+
+
 class NothingToResume(Exception):
     """``--resume`` found no unfinished run to continue; nothing was written (exit code 0)."""
 
@@ -46,6 +52,7 @@ class RunPlan:
 
     out: str  # a local path or a URL
     run_id: str
+    #: what each rank reads: an input file, or the name of a batch of saved pages
     files: tuple[str, ...]
     rules: Rules
     config: dict[str, Any]
@@ -59,6 +66,8 @@ class RunPlan:
     storage: Storage = field(default_factory=Storage)
     #: what planning passed over and the user should hear of (a run whose config is corrupt)
     notes: tuple[str, ...] = ()
+    #: a batch's name (in ``files``) -> its saved pages: (path, relative name, URL)
+    pages: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)
 
 
 def plan(
@@ -77,6 +86,7 @@ def plan(
     storage: Storage | None = None,
     input_base: str | None = None,
     engine: dict[str, Any] | None = None,
+    url_base: str | None = None,
 ) -> RunPlan:
     """Check a run before anything is written; :class:`RunRefused` (exit code 2) names what
     is wrong: a bad run id or ``--out`` (a missing bucket, bad credentials, an unreachable
@@ -86,7 +96,10 @@ def plan(
 
     ``input_base`` is the folder or URL relative entries of path lists are taken from
     (Common Crawl's ``warc.paths.gz`` with ``https://data.commoncrawl.org/``); ``engine``
-    (where the tasks run: ``{"engine": "spark", "master": ...}``) is kept in the config."""
+    (where the tasks run: ``{"engine": "spark", "master": ...}``) is kept in the config.
+    Saved pages (``.html``, ``.htm``) are read :data:`PAGES_PER_TASK` to a task, each as
+    the URL ``url_base`` extended by its name relative to the folder it was found in
+    (else its ``file://`` URL)."""
     storage = storage or Storage()
     out = normalize(str(out))
     if workers is not None and workers < 1:
@@ -106,15 +119,20 @@ def plan(
         shown = "; ".join(f"{storage.scrub(m.input)}: {storage.scrub(m.reason)}"
                           for m in expanded.missing)
         raise RunRefused(f"inputs not found: {shown} (--allow-missing runs the rest)")
-    files = expanded.files
+    if url_base is not None:
+        url_base = _check_url_base(url_base, bool(expanded.pages))
+    batches = _page_batches(expanded.pages, url_base)
+    files = [*expanded.files, *batches]
     if not files:
         raise RunRefused("no input files" + (f" in {', '.join(map(redact_url, inputs))}"
                                              if inputs else ""))
-    shown_files = [redact_url(path) for path in files]
+    shown_files = sorted([*(redact_url(path) for path in expanded.files),
+                          *(redact_url(page.path) for page in expanded.pages)])
     notes: list[str] = []
     try:
         if resume:
-            run_id = _find_run_to_resume(storage, out, shown_files, rules, run_id, notes)
+            run_id = _find_run_to_resume(storage, out, shown_files, rules, run_id, notes,
+                                         url_base)
         elif run_id is not None and not overwrite and RunDir(storage, out, run_id).exists():
             raise RunRefused(
                 f"run {run_id} already exists in {out}: add --resume to continue it, or "
@@ -134,6 +152,7 @@ def plan(
         "started_at": datetime.now(UTC).isoformat(),
         "inputs": shown_files,
         "input_base": redact_url(input_base) if input_base else None,
+        "url_base": url_base,
         "pipeline_version": __version__,
         "rules_version": rules.version,
         "rules": rules.to_json(),
@@ -150,8 +169,33 @@ def plan(
         out=out, run_id=run_id, files=tuple(files), rules=rules, config=config,
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
-        missing_inputs=missing, storage=storage, notes=tuple(notes),
+        missing_inputs=missing, storage=storage, notes=tuple(notes), pages=batches,
     )
+
+
+def _check_url_base(url_base: str, has_pages: bool) -> str:
+    """``--url-base`` as page names extend it (ending in ``/``), or :class:`RunRefused`."""
+    if not has_pages:
+        raise RunRefused(f"--url-base {url_base}: the inputs hold no saved page (.html, .htm) "
+                         "for it to name")
+    if not is_url(url_base):
+        raise RunRefused(f"--url-base {url_base}: not a URL (e.g. https://example.com/, or "
+                         "https:// for a wget mirror whose folders are host names)")
+    return url_base if url_base.endswith("/") else url_base + "/"
+
+
+def _page_batches(pages: list[Page], url_base: str | None
+                  ) -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """Saved pages in tasks of :data:`PAGES_PER_TASK`, in order, each named by its first
+    and last page (a lone page by its path)."""
+    batches: dict[str, tuple[tuple[str, str, str], ...]] = {}
+    for start in range(0, len(pages), PAGES_PER_TASK):
+        chunk = pages[start:start + PAGES_PER_TASK]
+        name = (chunk[0].path if len(chunk) == 1 else
+                f"{chunk[0].path} ... {chunk[-1].path} ({len(chunk)} saved pages)")
+        batches[name] = tuple((page.path, page.name, page_url(page.path, page.name, url_base))
+                              for page in chunk)
+    return batches
 
 
 def _check_out(storage: Storage, out: str) -> None:
@@ -250,7 +294,7 @@ def _runs_in(storage: Storage, out: str, notes: list[str]) -> list[tuple[str, di
 
 def _find_run_to_resume(
     storage: Storage, out: str, files: list[str], rules: Rules, run_id: str | None,
-    notes: list[str],
+    notes: list[str], url_base: str | None = None,
 ) -> str:
     """The run ``--resume`` continues; :class:`NothingToResume` or :class:`RunRefused` why
     there is none. Runs passed over on the way (a corrupt config) are named in ``notes``."""
@@ -262,16 +306,18 @@ def _find_run_to_resume(
         if not isinstance(data, dict):
             raise MetadataError(f"{rundir.config}: not a run's config; remove the run with "
                                 "--overwrite")
-        if data.get("inputs") != files or data.get("rules_version") != rules.version:
+        if (data.get("inputs") != files or data.get("rules_version") != rules.version
+                or data.get("url_base") != url_base):
             raise RunRefused(
-                f"run {run_id} in {out} was started with other inputs or rules: resume it "
-                "with the same ones, or --overwrite it"
+                f"run {run_id} in {out} was started with other inputs or rules (or "
+                "--url-base): resume it with the same ones, or --overwrite it"
             )
         if rundir.is_finished():
             raise NothingToResume(f"run {run_id} in {out} has finished; nothing to resume")
         return run_id
     same = [(rid, data) for rid, data in _runs_in(storage, out, notes)
-            if data.get("inputs") == files and data.get("rules_version") == rules.version]
+            if data.get("inputs") == files and data.get("rules_version") == rules.version
+            and data.get("url_base") == url_base]
     passed = (f" (passed over {len(notes)} run(s) whose config is corrupt: "
               f"{'; '.join(notes)})" if notes else "")
     if not same:

@@ -42,8 +42,9 @@ from pipeline.schema import ERRORS, FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
 from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
 from pipeline.sinks.rowcheck import row_problem
 from pipeline.sources import iter_records
+from pipeline.sources.pages import page_record
 from pipeline.sources.record import RawRecord
-from pipeline.storage import StorageError
+from pipeline.storage import StorageError, redact_url
 
 #: Progress is reported every this many records (and at the end).
 PROGRESS_EVERY = 100
@@ -309,13 +310,16 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
 
 class _Opened:
     """The task's input file, opened by the storage layer (streamed from a remote store),
-    with how far it has been read (for progress)."""
+    with how far it has been read (for progress); for a batch of saved pages, the bytes of
+    the pages read so far."""
 
     def __init__(self, task: Task) -> None:
         self.fh: IO[bytes] | None = None
         self.error: StorageError | None = None
         self.size = 0
         self._reported = 0
+        if task.pages:
+            return  # each page is opened as it is read (page_records)
         try:
             self.fh = task.storage.open_read(task.path)
         except StorageError as exc:
@@ -328,11 +332,16 @@ class _Opened:
         with contextlib.suppress(OSError, ValueError):
             self.fh.seek(0)
 
+    def read_page(self, size: int) -> None:
+        """A page of ``size`` bytes of a batch was read."""
+        self.size += size
+
     def advance(self) -> int:
         """Bytes read since the last call (the file's position moves back only to
         recover from damage: the furthest position counts)."""
         try:
-            where = self.fh.tell() if self.fh is not None and not self.fh.closed else 0
+            where = (self.fh.tell() if self.fh is not None and not self.fh.closed
+                     else self.size)
         except (OSError, ValueError):
             where = 0
         step = max(min(where, self.size) - self._reported, 0)
@@ -357,6 +366,9 @@ def _records(task: Task, columns: dict[str, str] | None,
     """The input's records, read from the file ``opened`` holds; an input that cannot be
     opened is one file-level ``errors`` row, and so is a reader bug (the rest of the file
     is lost, the records read so far stay)."""
+    if task.pages:
+        yield from _page_records(task, opened)
+        return
     fh = opened.fh
     if fh is None:
         yield RecordError("source", "source-unreadable-file", str(opened.error), task.name)
@@ -370,6 +382,25 @@ def _records(task: Task, columns: dict[str, str] | None,
     finally:
         with contextlib.suppress(Exception):
             fh.close()
+
+
+def _page_records(task: Task, opened: _Opened) -> Iterator[RawRecord | RecordError]:
+    """The saved pages of a batch, one record each (a page that cannot be read is one
+    ``errors`` row naming it; the batch goes on)."""
+    cap = task.rules.max_decompressed
+    for path, name, url in task.pages:
+        shown = redact_url(path)
+        try:
+            with task.storage.open_read(path) as fh:
+                size = fh.seek(0, 2)
+                fh.seek(0)
+                data = fh.read(min(size, cap))
+        except (OSError, ValueError) as exc:
+            message = str(exc) if isinstance(exc, StorageError) else f"{type(exc).__name__}: {exc}"
+            yield RecordError("source", "source-unreadable-file", message, shown)
+            continue
+        opened.read_page(size)
+        yield page_record(shown, name, url, data, size)
 
 
 def run_and_commit(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:

@@ -22,10 +22,12 @@ from pipeline.storage import Storage, redact_url
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A unit of work: one input file, with its rank in the run.
+    """A unit of work: one input file, or a batch of saved pages, with its rank in the run.
 
     ``path`` is what is opened (a URL may carry credentials in a presigned query);
     :attr:`name`, the path without them, is what every row, stats file and message shows.
+    For a batch of saved pages, ``pages`` holds each page's ``(path, relative name, URL)``
+    and ``path`` names the batch (nothing is opened by it).
     """
 
     rank: int
@@ -36,6 +38,7 @@ class Task:
     columns: tuple[tuple[str, str], ...] = ()
     strict: bool = False  # raise on the first record error instead of recording it
     storage: Storage = field(default_factory=Storage)
+    pages: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def name(self) -> str:

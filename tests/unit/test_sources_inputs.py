@@ -134,3 +134,28 @@ def test_a_relative_line_of_a_warc_paths_listing_without_an_input_base_says_so(
     # with an input base the line is taken from there, and nothing more is said
     (based,) = expand_inputs([str(listing)], input_base=str(tree / "root")).missing
     assert based.reason == "no such file or folder"
+
+
+def test_saved_pages_are_found_with_their_names_relative_to_the_folder_given(
+    tmp_path: Path,
+) -> None:
+    from pipeline.sources.inputs import Page
+
+    for rel in ("site/index.html", "site/a/b.HTM", "site/a/notes.txt", "site/.cache/c.html"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(b"<p>x</p>")
+    site = tmp_path / "site"
+    got = expand_inputs([str(site)])
+    assert got.files == [] and got.missing == []
+    assert got.pages == [Page(str(site / "a" / "b.HTM"), "a/b.HTM"),
+                         Page(str(site / "index.html"), "index.html")]
+    assert Skipped(str(site / "a" / "notes.txt"), "not an archive name") in got.skipped
+    # a glob: names relative to its part before the first glob character
+    globbed = expand_inputs([str(site / "**" / "*.HTM")])
+    assert globbed.pages == [Page(str(site / "a" / "b.HTM"), "a/b.HTM")]
+    # beside an archive, a folder scan passes the pages over
+    (site / "crawl.warc.gz").write_bytes(b"")
+    mixed = expand_inputs([str(site)])
+    assert mixed.files == [str(site / "crawl.warc.gz")] and mixed.pages == []
+    assert Skipped(str(site / "index.html"), "a saved page beside archives (name the pages' "
+                   "own folder or files to decode them)") in mixed.skipped
