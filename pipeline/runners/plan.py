@@ -36,7 +36,6 @@ from pipeline.storage import (
     scheme_of,
 )
 
-
 #: Saved pages read by one task: a folder of 100,000 pages is 200 tasks (parts, stats and
 #: markers), not 100,000, and still spreads over every worker.
 PAGES_PER_TASK = 500

@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, BinaryIO
 
 import pyarrow as pa
 
@@ -314,7 +314,7 @@ class _Opened:
     the pages read so far."""
 
     def __init__(self, task: Task) -> None:
-        self.fh: IO[bytes] | None = None
+        self.fh: BinaryIO | None = None
         self.error: StorageError | None = None
         self.size = 0
         self._reported = 0

@@ -25,12 +25,12 @@ def literal_key_s3(**options: Any) -> Any:
 def _literal_key_class() -> type:
     from s3fs import S3FileSystem
 
-    class LiteralKeyS3FileSystem(S3FileSystem):  # type: ignore[misc]
+    class LiteralKeyS3FileSystem(S3FileSystem):
         """s3fs whose paths are ``bucket/key`` with the key kept whole."""
 
         def split_path(self, path: str) -> tuple[str, str, str | None]:
             if self.version_aware:
-                return super().split_path(path)  # type: ignore[no-any-return]
+                return super().split_path(path)
             trail = path[len(path.rstrip("/")):]
             stripped = self._strip_protocol(path).lstrip("/")
             if "/" not in stripped:
