@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Literal
 
 from rich.console import Console
 from rich.progress import (
@@ -18,11 +19,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-#: A run's progress callback: (event, count, bytes). Events: "records" (records done and
-#: bytes of the input file read since the last call), "file" (one more input file
-#: finished: count and bytes 0), "resumed" (count is the rank of a file an earlier run
-#: committed: it is not read again).
-ProgressFn = Callable[[str, int, int], None]
+#: What a run tells its progress display: "records" (records done and bytes of the input
+#: file read since the last call), "file" (one more input file finished: count and bytes
+#: 0), "resumed" (count is the rank of a file an earlier run committed: not read again).
+ProgressEvent = Literal["records", "file", "resumed"]
+#: A run's progress callback: (event, count, bytes).
+ProgressFn = Callable[[ProgressEvent, int, int], None]
 
 
 class RunProgress:
@@ -61,7 +63,7 @@ class RunProgress:
         done = self.bytes_read if self.by_bytes else self.files_done
         return min(float(done), self.total)
 
-    def update(self, event: str, count: int, nbytes: int) -> None:
+    def update(self, event: ProgressEvent, count: int, nbytes: int) -> None:
         """Take one :data:`ProgressFn` event."""
         if event == "records":
             self.records += count
@@ -101,7 +103,7 @@ def run_progress(sizes: Sequence[int | None], console: Console | None = None
     )
     task = bar.add_task("run", total=state.total, line=state.line(0.0))
 
-    def update(event: str, count: int, nbytes: int) -> None:
+    def update(event: ProgressEvent, count: int, nbytes: int) -> None:
         state.update(event, count, nbytes)
         bar.update(task, total=state.total, completed=state.completed,
                    line=state.line(time.monotonic() - started))
