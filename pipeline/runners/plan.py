@@ -23,6 +23,7 @@ from pipeline.runners.rundir import (
     validate_run_id,
 )
 from pipeline.sources.inputs import expand_inputs
+from pipeline.sources.roots import input_root
 from pipeline.storage import (
     Storage,
     StorageError,
@@ -57,6 +58,8 @@ class RunPlan:
     skipped_inputs: tuple[tuple[str, str], ...]
     missing_inputs: tuple[tuple[str, str], ...]
     storage: Storage = field(default_factory=Storage)
+    #: what ``warc_filename`` is relative to (:mod:`pipeline.sources.roots`); None: full paths
+    input_root: str | None = None
 
 
 def plan(
@@ -122,6 +125,8 @@ def plan(
     if run_id is None:
         digest = hashlib.sha256(json.dumps([shown_files, rules.version]).encode()).hexdigest()
         run_id = new_run_id(digest)
+    root = input_root([redact_url(item) for item in inputs], shown_files,
+                      redact_url(input_base) if input_base else None)
     skipped = tuple((redact_url(s.path), s.reason) for s in expanded.skipped)
     missing = tuple((storage.scrub(m.input), storage.scrub(m.reason)) for m in expanded.missing)
     config = {
@@ -129,6 +134,7 @@ def plan(
         "started_at": datetime.now(UTC).isoformat(),
         "inputs": shown_files,
         "input_base": redact_url(input_base) if input_base else None,
+        "input_root": root,
         "pipeline_version": __version__,
         "rules_version": rules.version,
         "rules": rules.to_json(),
@@ -145,7 +151,7 @@ def plan(
         out=out, run_id=run_id, files=tuple(files), rules=rules, config=config,
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
-        missing_inputs=missing, storage=storage,
+        missing_inputs=missing, storage=storage, input_root=root,
     )
 
 

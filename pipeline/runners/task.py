@@ -300,14 +300,15 @@ def _records(task: Task, columns: dict[str, str] | None) -> Iterator[RawRecord |
     try:
         fh = task.storage.open_read(task.path)
     except StorageError as exc:
-        yield RecordError("source", "source-unreadable-file", str(exc), task.name)
+        yield RecordError("source", "source-unreadable-file", str(exc), task.warc_filename)
         return
     try:
-        yield from iter_records(task.name, columns=columns, fileobj=fh,
+        yield from iter_records(task.warc_filename, columns=columns, fileobj=fh,
                                 max_block=task.rules.max_decompressed)
     except Exception as exc:
         yield RecordError("source", "source-reader-failed",
-                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000], task.name)
+                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000],
+                          task.warc_filename)
     finally:
         with contextlib.suppress(Exception):
             fh.close()
@@ -340,5 +341,7 @@ def record_task_failure(task: Task, error: RecordError) -> TaskStats:
 
 def _raise_if_strict(task: Task, error: RecordError) -> None:
     if task.strict:
-        where = error.warc_filename + (f"@{error.offset}" if error.offset is not None else "")
+        # (the input as it was given, not its warc_filename: the user knows it so)
+        shown = task.name if error.warc_filename == task.warc_filename else error.warc_filename
+        where = shown + (f"@{error.offset}" if error.offset is not None else "")
         raise StrictModeError(f"{where}: {error.stage}/{error.error_type}: {error.message}")
