@@ -190,7 +190,8 @@ RUNS = pa.schema(
 #: (measured on the bench crawl: 12% of the records table's write time, 40% of the links').
 UNIQUE_VALUED: dict[str, frozenset[str]] = {
     "records": frozenset({
-        "record_id", "url", "warc_record_offset", "warc_record_length", "fetch_time",
+        "record_id", "url", "url_surtkey", "url_path", "url_query", "content_digest",
+        "warc_record_offset", "warc_record_length", "fetch_time",
         "content_length", "encoding_signals", "text_length", "title", "description",
         "og_title", "og_description", "og_image", "og_url", "twitter_title",
         "twitter_description", "twitter_image", "canonical_url", "main_text",

@@ -156,6 +156,7 @@ def url_tld(url: str | None) -> str | None:
     return None if found is None else _tld(*found)
 
 
+@lru_cache(maxsize=256)  # (the row's url_path and url_query, and its url_surtkey)
 def path_and_query(url: str | None) -> tuple[str, str | None] | None:
     """``(url_path, url_query)`` of ``url``: the URL Standard's path serialized (ada's
     ``pathname``: dot segments removed, percent-encoded as the path percent-encode set says)

@@ -43,6 +43,10 @@ from pipeline.urlhost import parse_url, path_and_query
 #: every printable ASCII character but ``%`` and ``#``.
 _SAFE = b"!\"$&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _WWW = re.compile(r"www\d*\.")
+# What percent-encoding changes: bytes outside printable ASCII, "%" and "#".
+_TO_ESCAPE = re.compile(rb"[^!-~]|[%#]")
+# What path normalization changes: a "." or ".." segment, an empty segment.
+_ODD_PATH = re.compile(rb"/\.\.?(?:/|$)|//")
 # ASP.NET cookieless session ids in the path ("/(S(4hqa0555fwsecu455xqckv45))/x.aspx").
 _PATH_SESSION = (
     re.compile(rb"^(.*/)(\((?:[a-z]\([0-9a-z]{24}\))+\)/)([^?]+\.aspx.*)$", re.IGNORECASE),
@@ -60,20 +64,34 @@ _QUERY_SESSION = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
 
 def _unescape(data: bytes) -> bytes:
     """Percent-decoded until nothing changes (``%2525`` is ``%``)."""
-    while True:
+    while b"%" in data:
         decoded = unquote_to_bytes(data)
         if decoded == data:
             return data
         data = decoded
+    return data
 
 
 def _escape(data: bytes) -> bytes:
     """Percent-encoded once: bytes outside printable ASCII, space, ``%`` and ``#``."""
+    if _TO_ESCAPE.search(data) is None:
+        return data
     return quote_from_bytes(data, safe=_SAFE).encode("ascii")
 
 
 def _path(path: str) -> bytes:
-    segments = _unescape(path.encode("utf-8")).split(b"/")[1:]
+    raw = _unescape(path.encode("utf-8"))
+    out = _escape(raw if _ODD_PATH.search(raw) is None else _normalized(raw)).lower()
+    for pattern in _PATH_SESSION:
+        match = pattern.match(out)
+        if match:
+            out = match.group(1) + match.group(3)
+    return out[:-1] if len(out) > 1 and out.endswith(b"/") else out
+
+
+def _normalized(path: bytes) -> bytes:
+    """``.`` and ``..`` segments resolved, empty segments dropped but a trailing one."""
+    segments = path.split(b"/")[1:]
     kept: list[bytes] = []
     for segment in segments:
         if segment == b".":
@@ -85,15 +103,8 @@ def _path(path: str) -> bytes:
                 kept.append(segment)
             continue
         kept.append(segment)
-    # Empty segments are dropped but the last (a trailing "/").
     out = b"/" + b"".join(segment + b"/" for segment in kept[:-1] if segment)
-    out += kept[-1] if kept else b""
-    out = _escape(out).lower()
-    for pattern in _PATH_SESSION:
-        match = pattern.match(out)
-        if match:
-            out = match.group(1) + match.group(3)
-    return out[:-1] if len(out) > 1 and out.endswith(b"/") else out
+    return out + (kept[-1] if kept else b"")
 
 
 def _query(query: str) -> bytes:
@@ -103,7 +114,7 @@ def _query(query: str) -> bytes:
         if match:
             out = match.group(1) + (match.group(2) or b"")
     out = out.lower()
-    if len(out) > 1:
+    if b"&" in out:
         pairs = sorted(tuple(arg.split(b"=", 1)) for arg in out.split(b"&"))
         out = b"&".join(b"=".join(pair) for pair in pairs)
     return out
