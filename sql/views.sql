@@ -38,16 +38,23 @@ typed as (
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
         cast(null as bigint) as warc_record_length,
+        cast(null as bigint) as warc_record_offset_in_member,
         cast(null as varchar) as url,
+        cast(null as varchar) as url_surtkey,
         cast(null as varchar) as url_host_name,
         cast(null as varchar) as url_host_tld,
         cast(null as varchar) as url_host_registered_domain,
+        cast(null as varchar) as url_path,
+        cast(null as varchar) as url_query,
         cast(null as timestamptz) as fetch_time,
         cast(null as integer) as fetch_status,
+        cast(null as varchar) as fetch_redirect,
+        cast(null as varchar) as content_digest,
         cast(null as varchar) as content_mime_type,
         cast(null as varchar) as content_mime_detected,
         cast(null as bigint) as content_length,
         cast(null as varchar) as content_truncated,
+        cast(null as varchar) as http_notes,
         cast(null as varchar) as content_charset,
         cast(null as varchar) as content_languages,
         cast(null as varchar) as http_charset,
@@ -115,16 +122,23 @@ final as (
         warc_filename,
         warc_record_offset,
         warc_record_length,
+        warc_record_offset_in_member,
         url,
+        url_surtkey,
         url_host_name,
         url_host_tld,
         url_host_registered_domain,
+        url_path,
+        url_query,
         fetch_time,
         fetch_status,
+        fetch_redirect,
+        content_digest,
         content_mime_type,
         content_mime_detected,
         content_length,
         content_truncated,
+        http_notes,
         coalesce(content_charset, crawler_charset) as content_charset,
         content_languages,
         http_charset,
@@ -231,6 +245,7 @@ typed as (
         cast(null as varchar) as run_id,
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
+        cast(null as bigint) as warc_record_offset_in_member,
         cast(null as varchar) as record_id,
         cast(null as varchar) as stage,
         cast(null as varchar) as error_type,
@@ -259,6 +274,7 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         record_id,
         stage,
         error_type,
@@ -294,6 +310,7 @@ typed as (
         cast(null as double) as seconds,
         cast(null as boolean) as invariant_ok,
         cast(null as varchar) as config,
+        cast(null as varchar) as input_root,
     where false
 ),
 
@@ -334,6 +351,7 @@ final as (
         seconds,
         invariant_ok,
         config,
+        input_root,
     from unioned
 )
 
@@ -352,6 +370,7 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         record_id,
         stage,
         error_type,
@@ -403,13 +422,21 @@ renamed as (
         record_id,
         warc_filename,
         warc_record_offset,
+        warc_record_length,
+        warc_record_offset_in_member,
         url,
+        url_surtkey,
         url_host_name,
         url_host_tld,
         url_host_registered_domain,
         fetch_time,
         cast(fetch_time as date) as fetch_day,
+        fetch_status,
+        fetch_redirect,
+        content_digest,
         content_mime_type,
+        content_truncated,
+        http_notes,
         http_charset,
         meta_charset,
         bom,
@@ -1168,6 +1195,45 @@ final as (
 
 select * from final;
 
+create or replace view audit_http_notes as
+-- audit_http_notes: one row per HTTP note of the selected run (what parsing
+-- noticed about a stored response's framing: lines ended by LF alone, a body
+-- stored de-chunked under a chunked header, a coding header over a plain
+-- body, ...): how many pages and files carry it, and one example.
+with
+
+records as (
+    select * from stg_records
+),
+
+selected_run as (
+    select * from int_selected_run
+),
+
+noted as (
+    select
+        records.warc_filename,
+        records.url,
+        unnest(string_split(records.http_notes, ',')) as http_note
+    from records
+    inner join selected_run
+        on records.run_id = selected_run.run_id
+    where records.http_notes is not null
+),
+
+final as (
+    select
+        http_note,
+        count(*) as pages,
+        count(distinct warc_filename) as files,
+        min(url) as example_url
+    from noted
+    group by http_note
+    order by pages desc, http_note
+)
+
+select * from final;
+
 create or replace view audit_links_by_kind as
 -- audit_links_by_kind: one row per link kind and tag of the selected run: how
 -- many links, to how many distinct targets, how many internal, and the links
@@ -1475,9 +1541,10 @@ select * from final;
 
 create or replace view check_record_key_unique as
 -- check_record_key_unique: returns every record locator (run_id,
--- warc_filename, warc_record_offset) that occurs more than once in records:
--- one archive record written twice. Must return no rows. (Record ids that
--- repeat are real in crawls: audit_duplicate_record_ids reports them.)
+-- warc_filename, warc_record_offset, warc_record_offset_in_member) that
+-- occurs more than once in records: one archive record written twice. Must
+-- return no rows. (Record ids that repeat are real in crawls:
+-- audit_duplicate_record_ids reports them.)
 with
 
 records as (
@@ -1489,9 +1556,14 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         count(*) as occurrences
     from records
-    group by run_id, warc_filename, warc_record_offset
+    group by
+        run_id,
+        warc_filename,
+        warc_record_offset,
+        warc_record_offset_in_member
     having count(*) > 1
 )
 

@@ -35,6 +35,7 @@ from pipeline.runners.startup import start_worker
 from pipeline.runners.taskinfo import Task, TaskStats, read_committed
 from pipeline.schema import RUNS
 from pipeline.sources.inputs import writable_name
+from pipeline.sources.roots import stable_name
 from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
 
 #: Part footers read at once when the accounting is checked on a remote store.
@@ -166,7 +167,8 @@ def _execute_locked(
             done.append(stats)
         else:
             tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
-                              plan.strict, storage, plan.pages.get(path, ())))
+                              plan.strict, storage, plan.pages.get(path, ()),
+                              stable_name(redact_url(path), plan.input_root)))
     if plan.overwrite:
         rundir.remove(keep=(rundir.lock,))
     storage.remove(rundir.finished)
@@ -377,6 +379,7 @@ def _write_runs_row(
         "seconds": summary.seconds,
         "invariant_ok": summary.invariant_ok,
         "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
+        "input_root": config.get("input_root"),
     }
     table = pa.Table.from_pylist([row], schema=RUNS)
     with rundir.storage.atomic_writer(rundir.part("runs", 0)) as fh:

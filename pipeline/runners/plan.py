@@ -24,6 +24,7 @@ from pipeline.runners.rundir import (
 )
 from pipeline.sources.inputs import Page, expand_inputs
 from pipeline.sources.pages import page_url
+from pipeline.sources.roots import input_root
 from pipeline.storage import (
     Storage,
     StorageError,
@@ -67,6 +68,8 @@ class RunPlan:
     notes: tuple[str, ...] = ()
     #: a batch's name (in ``files``) -> its saved pages: (path, relative name, URL)
     pages: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)
+    #: what ``warc_filename`` is relative to (:mod:`pipeline.sources.roots`); None: full paths
+    input_root: str | None = None
 
 
 def plan(
@@ -144,6 +147,8 @@ def plan(
     if run_id is None:
         digest = hashlib.sha256(json.dumps([shown_files, rules.version]).encode()).hexdigest()
         run_id = new_run_id(digest)
+    root = input_root([redact_url(item) for item in inputs], shown_files,
+                      redact_url(input_base) if input_base else None)
     skipped = tuple((redact_url(s.path), s.reason) for s in expanded.skipped)
     missing = tuple((storage.scrub(m.input), storage.scrub(m.reason)) for m in expanded.missing)
     config = {
@@ -152,6 +157,7 @@ def plan(
         "inputs": shown_files,
         "input_base": redact_url(input_base) if input_base else None,
         "url_base": url_base,
+        "input_root": root,
         "pipeline_version": __version__,
         "rules_version": rules.version,
         "rules": rules.to_json(),
@@ -169,6 +175,7 @@ def plan(
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
         missing_inputs=missing, storage=storage, notes=tuple(notes), pages=batches,
+        input_root=root,
     )
 
 

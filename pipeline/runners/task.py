@@ -17,6 +17,7 @@ still written is an ``errors`` row too, counted apart in ``partial_errors``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import resource
 import time
 from collections import Counter
@@ -151,7 +152,8 @@ class _Writer:
                     continue
                 record = rows.record
                 err = RecordError("sink", "sink-invalid-row", refusal, record["warc_filename"],
-                                  record["warc_record_offset"], record["record_id"])
+                                  record["warc_record_offset"], record["record_id"],
+                                  record["warc_record_offset_in_member"])
                 _raise_if_strict(self.task, err)
                 self.error(err)
             staged = good
@@ -197,8 +199,7 @@ def _scrubbed(err: RecordError, task: Task) -> RecordError:
     message = task.storage.scrub_secrets(err.message)
     if task.path != task.name:
         message = message.replace(task.path, task.name)
-    return err if message == err.message else RecordError(
-        err.stage, err.error_type, message, err.warc_filename, err.offset, err.record_id)
+    return err if message == err.message else dataclasses.replace(err, message=message)
 
 
 def _tables(staged: list[Rows]) -> tuple[pa.Table, pa.Table]:
@@ -371,14 +372,16 @@ def _records(task: Task, columns: dict[str, str] | None,
         return
     fh = opened.fh
     if fh is None:
-        yield RecordError("source", "source-unreadable-file", str(opened.error), task.name)
+        yield RecordError("source", "source-unreadable-file", str(opened.error),
+                          task.warc_filename)
         return
     try:
-        yield from iter_records(task.name, columns=columns, fileobj=fh,
+        yield from iter_records(task.warc_filename, columns=columns, fileobj=fh,
                                 max_block=task.rules.max_decompressed)
     except Exception as exc:
         yield RecordError("source", "source-reader-failed",
-                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000], task.name)
+                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000],
+                          task.warc_filename)
     finally:
         with contextlib.suppress(Exception):
             fh.close()
@@ -430,5 +433,7 @@ def record_task_failure(task: Task, error: RecordError) -> TaskStats:
 
 def _raise_if_strict(task: Task, error: RecordError) -> None:
     if task.strict:
-        where = error.warc_filename + (f"@{error.offset}" if error.offset is not None else "")
+        # (the input as it was given, not its warc_filename: the user knows it so)
+        shown = task.name if error.warc_filename == task.warc_filename else error.warc_filename
+        where = shown + (f"@{error.offset}" if error.offset is not None else "")
         raise StrictModeError(f"{where}: {error.stage}/{error.error_type}: {error.message}")

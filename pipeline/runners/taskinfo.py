@@ -39,11 +39,19 @@ class Task:
     strict: bool = False  # raise on the first record error instead of recording it
     storage: Storage = field(default_factory=Storage)
     pages: tuple[tuple[str, str, str], ...] = ()
+    #: the file's ``warc_filename``: relative to the run's input root
+    #: (:func:`pipeline.sources.roots.stable_name`); empty: :attr:`name`
+    key: str = ""
 
     @property
     def name(self) -> str:
-        """The input as rows and messages name it (no user information, no query)."""
+        """The input as messages and stats name it (no user information, no query)."""
         return redact_url(self.path)
+
+    @property
+    def warc_filename(self) -> str:
+        """The input as rows name it: relative to the run's input root."""
+        return self.key or self.name
 
     @property
     def rundir(self) -> RunDir:

@@ -22,7 +22,13 @@ Order per policy (``DESIGN.md`` "Encoding decision"):
 
 from __future__ import annotations
 
-from pipeline.encoding.decision import Confidence, EncodingDecision, EncodingSource, Signal
+from pipeline.encoding.decision import (
+    DECLARED_SOURCES,
+    Confidence,
+    EncodingDecision,
+    EncodingSource,
+    Signal,
+)
 from pipeline.encoding.decoders import decode
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.encoding.options import EncodingOptions, Override
@@ -33,7 +39,7 @@ from pipeline.encoding.sniff.detect import (
     has_iso_2022_jp_escapes,
     utf16_without_bom,
 )
-from pipeline.encoding.sniff.evidence import Evidence, match_override, meta_label
+from pipeline.encoding.sniff.evidence import Evidence, meta_label, override_index
 from pipeline.encoding.sniff.late_meta import (
     BYTES_TO_CHECK_UNCONDITIONALLY,
 )
@@ -48,8 +54,6 @@ REPAIR_MIN_MULTIBYTE = 2
 _UTF16_NUL_WINDOW = 4096
 #: Bytes the lenient-meta agreement check decodes.
 _LENIENT_AGREEMENT_BYTES = 65536
-
-_DECLARED: frozenset[str] = frozenset({"header", "meta", "xml", "late-meta", "rule"})
 
 
 def decide(
@@ -104,7 +108,8 @@ def _decide(
             "crawler-charset", crawler_charset, get_an_encoding(crawler_charset),
             "the crawler's own verdict: recorded for audit only",
         ))
-    rule = match_override(options.overrides, url)
+    override = override_index(options.overrides, url)
+    rule = None if override is None else options.overrides[override]
     rule_encoding = get_an_encoding(rule.encoding) if rule is not None else None
     if rule is not None:
         signals.append(Signal(
@@ -133,6 +138,7 @@ def _decide(
         meta_charset=meta_label(evidence),
         bom=bom,
         signals=tuple(signals),
+        override=override,
     )
 
 
@@ -268,7 +274,7 @@ def browser_encoding(
 
 
 def _repair(evidence: Evidence, encoding: str, source: EncodingSource) -> tuple[str, EncodingSource]:
-    if source not in _DECLARED:
+    if source not in DECLARED_SOURCES:
         return encoding, source
     body = evidence.body
     if encoding in ("UTF-16LE", "UTF-16BE") and b"\x00" not in body[:_UTF16_NUL_WINDOW] and (

@@ -151,16 +151,30 @@ def match_override(overrides: tuple[Override, ...], url: str | None) -> Override
     >>> match_override((rule,), "http://notexample.jp/") is None
     True
     """
+    index = override_index(overrides, url)
+    return None if index is None else overrides[index]
+
+
+def override_index(overrides: tuple[Override, ...], url: str | None) -> int | None:
+    """The index of :func:`match_override`'s override in ``overrides`` (the first that
+    matches; equal rules are told apart), else None.
+
+    >>> rules = (Override("EUC-JP", host="other.jp"), Override("Shift_JIS", host="example.jp"))
+    >>> override_index(rules, "http://www.example.jp/a")
+    1
+    >>> override_index(rules + rules, "http://other.jp/")
+    0
+    """
     if not overrides or not url:
         return None
     host = url_host(url) or ""
-    for override in overrides:
+    for index, override in enumerate(overrides):
         if override.url_prefix is not None and url.startswith(override.url_prefix):
-            return override
+            return index
         if override.host is not None:
             wanted = override.host.lower().rstrip(".")
             if host == wanted or host.endswith("." + wanted):
-                return override
+                return index
     return None
 
 
