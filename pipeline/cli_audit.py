@@ -251,6 +251,27 @@ def _report_unreadable(parts: audit.Parts, looked_at: set[str]) -> bool:
     return bool(parts.unreadable_of(looked_at))
 
 
+@app.command("sql")
+def sql_command(
+    *,
+    out: OutDirOpt = "out",
+) -> None:
+    """Print the SQL views over --out for the duckdb CLI, the folder as an absolute path:
+    `redecode sql --out out/ | duckdb audit.duckdb` keeps views that read out/ from any
+    working directory."""
+    import os
+
+    from pipeline import audit
+    from pipeline.storage import is_remote, is_url
+
+    if is_url(out) and not is_remote(out):
+        raise _fail(f"--out {out}: not a supported storage URL", 2)
+    if not is_url(out) and not os.path.isdir(out):
+        _say(f"note: {os.path.abspath(out)} is not a folder yet; the views read it once it "
+             "holds a run")
+    sys.stdout.write(audit.render_views_sql(out=out))
+
+
 @app.command("audit")
 def audit_command(
     *,

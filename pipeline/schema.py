@@ -53,11 +53,19 @@ RECORDS = pa.schema(
         # (docs/schema.md, "The locator").
         ("warc_record_offset_in_member", pa.int64()),
         ("url", pa.string()),
+        # Common Crawl's SURT key of the URL ("com,example)/path?a=1&b=2": pipeline.urlkey)
+        ("url_surtkey", pa.string()),
         ("url_host_name", pa.string()),
         ("url_host_tld", pa.string()),
         ("url_host_registered_domain", pa.string()),
+        ("url_path", pa.string()),  # the URL Standard's path ("/a/b%20c")
+        ("url_query", pa.string()),  # the query without "?"; NULL when none, "" for a bare "?"
         ("fetch_time", pa.timestamp("us", tz="UTC")),
         ("fetch_status", pa.int32()),
+        # a 3xx response's Location resolved against the URL; NULL for other statuses
+        ("fetch_redirect", pa.string()),
+        # WARC-Payload-Digest as Common Crawl's index writes it (base32 SHA-1 without "sha1:")
+        ("content_digest", pa.string()),
         ("content_mime_type", pa.string()),
         ("content_mime_detected", pa.string()),
         ("content_length", pa.int64()),
@@ -188,6 +196,9 @@ RUNS = pa.schema(
         ("records_copied", pa.int64()),
         ("records_redecoded", pa.int64()),
         ("config", pa.string()),  # JSON: resolved config with the source of each value
+        # what records.warc_filename is relative to (pipeline.sources.roots): an absolute
+        # local path or a store's URL; NULL when the run's files have no root in common
+        ("input_root", pa.string()),
     ]
 )
 
@@ -197,7 +208,8 @@ RUNS = pa.schema(
 #: (measured on the bench crawl: 12% of the records table's write time, 40% of the links').
 UNIQUE_VALUED: dict[str, frozenset[str]] = {
     "records": frozenset({
-        "record_id", "url", "warc_record_offset", "warc_record_length", "fetch_time",
+        "record_id", "url", "url_surtkey", "url_path", "url_query", "content_digest",
+        "warc_record_offset", "warc_record_length", "fetch_time",
         "content_length", "encoding_signals", "text_length", "title", "description",
         "og_title", "og_description", "og_image", "og_url", "twitter_title",
         "twitter_description", "twitter_image", "canonical_url", "main_text",

@@ -17,7 +17,7 @@ from pipeline.runners.local import run
 from pipeline.runners.rundir import RunDir
 from pipeline.runners.task import Task, commit_task, run_task
 from pipeline.storage import Storage
-from tests.cli_helpers import no_traceback, redecode
+from tests.cli_helpers import count, no_traceback, redecode
 from tests.crawl_builder import write_warc
 from tests.httpserver import serve
 from tests.run_tables import differences, table_rows
@@ -226,42 +226,3 @@ def test_the_endpoint_from_the_rules_file_or_an_option(
     assert "storage.endpoint: unknown key (did you mean 'endpoint_url'?)" in typo.stderr
 
 
-#: The sample's rules, one override changed and one added (a .com fallback reaches many of
-#: the WARC samples' pages): what an incremental run must decode again.
-CHANGED_RULES = """
-[[encoding.override]]
-host = "legacy.example.jp"
-encoding = "Shift_JIS"
-mode = "fallback"
-
-[[encoding.override]]
-url_prefix = "http://mislabeled.example.com/ru/"
-encoding = "windows-1251"
-mode = "force"
-
-[[encoding.override]]
-host = "com"
-encoding = "windows-1251"
-mode = "fallback"
-"""
-
-
-def test_an_incremental_run_on_s3_equals_a_full_one(s3_env, crawl_bucket: str, tmp_path) -> None:
-    server, bucket = s3_env
-    out = f"{bucket}/incremental"
-    changed = tmp_path / "changed.toml"
-    changed.write_text(CHANGED_RULES)
-    base = redecode("run", *inputs(crawl_bucket), "--out", out, "--run-id", "base", "-q",
-                    "--rules", f"{crawl_bucket}/data/sample/rules.toml")
-    assert base.returncode in (0, 3), base.stderr
-    again = [*inputs(crawl_bucket), "--out", out, "--rules", str(changed), "-q"]
-    incremental = redecode("run", *again, "--run-id", "incremental", "--base-run", "base")
-    full = redecode("run", *again, "--run-id", "full")
-    assert incremental.returncode == full.returncode, incremental.stderr + full.stderr
-    got, want = rows_of(out, "incremental", crawl_bucket), rows_of(out, "full", crawl_bucket)
-    for table in ("records", "links", "errors"):
-        assert got[table] == want[table], differences({table: got[table]}, {table: want[table]})
-    (row,) = got["runs"]
-    counts = json.loads(row)
-    assert 0 < counts["records_redecoded"] < counts["records_copied"]
-    assert counts["base_run"] == "base"

@@ -37,13 +37,16 @@ def _describe(override: Override) -> str:
     return f"{where}, encoding = {override.encoding}, mode = {override.mode}"
 
 
-def classify(base_config: dict[str, Any], rules: Rules,
-             code: dict[str, str]) -> tuple[ChangeKind, list[str], tuple[Override, ...]]:
-    """Whether going from the base run (its config) to ``rules`` and ``code`` is a local
-    change, what changed (one line each) and the base run's overrides."""
+def classify(base_config: dict[str, Any], rules: Rules, code: dict[str, str],
+             input_root: str | None = None) -> tuple[ChangeKind, list[str], tuple[Override, ...]]:
+    """Whether going from the base run (its config) to ``rules``, ``code`` and
+    ``input_root`` is a local change, what changed (one line each) and the base run's
+    overrides. (Another input root gives every row another ``warc_filename``.)"""
     from pipeline.provenance import code_changes
 
     reasons = code_changes(base_config.get("code"), code)
+    if base_config.get("input_root") != input_root:
+        reasons.append(f"input root {base_config.get('input_root')!r} -> {input_root!r}")
     try:
         base = rules_from_json(base_config.get("rules", {}))
     except RulesError as exc:
@@ -64,9 +67,11 @@ def classify(base_config: dict[str, Any], rules: Rules,
     return "local", local, old_list
 
 
-def load_base(rundir: RunDir, rules: Rules, code: dict[str, str]) -> BasePlan:
-    """The base run ``rundir`` as a :class:`BasePlan` for ``rules``; :class:`RunRefused`
-    when it cannot be one (missing, unfinished, its metadata unreadable)."""
+def load_base(rundir: RunDir, rules: Rules, code: dict[str, str],
+              input_root: str | None = None) -> BasePlan:
+    """The base run ``rundir`` as a :class:`BasePlan` for ``rules`` (and this run's
+    ``input_root``); :class:`RunRefused` when it cannot be one (missing, unfinished, its
+    metadata unreadable)."""
     storage, run_id = rundir.storage, rundir.run_id
     try:
         if not storage.exists(rundir.config):
@@ -79,7 +84,7 @@ def load_base(rundir: RunDir, rules: Rules, code: dict[str, str]) -> BasePlan:
         raise RunRefused(f"--base-run {run_id}: {exc}") from None
     if not isinstance(config, dict) or not isinstance(config.get("inputs"), list):
         raise MetadataError(f"{rundir.config}: not a run's config")
-    change, reasons, overrides = classify(config, rules, code)
+    change, reasons, overrides = classify(config, rules, code, input_root)
     if change == "global":
         return BasePlan(run_id, change, tuple(reasons))
     inputs = config["inputs"]

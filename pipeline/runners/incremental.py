@@ -126,6 +126,7 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
     counts = _Counts()
     writer = _Writer(task, counts, attempt)
     reading = _Reading(task, writer, progress)
+    position = _Position()
     copied = 0
     with contextlib.ExitStack() as stack:
         opened: list[Any] = []
@@ -140,10 +141,10 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
                 except StorageError as exc:
                     for loc in locators:  # each record asked for is counted once
                         reading.take(RecordError("source", "source-unreadable-file", str(exc),
-                                                 task.name, loc.offset,
+                                                 task.warc_filename, loc.offset,
                                                  offset_in_member=loc.offset_in_member))
                     return
-            for item in read_located(opened[0], task.name, locators,
+            for item in read_located(opened[0], task.warc_filename, locators,
                                      max_block=task.rules.max_decompressed):
                 reading.take(item)
 
@@ -164,6 +165,7 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
                     locators = _locators(table.filter(pa.array(drop, pa.bool_())))
                     reread_at.update((loc.offset, loc.offset_in_member) for loc in locators)
                     reread(locators)
+                reading.report(records=kept.num_rows, rest=position.past(table))
             errors = pa.concat_tables(list(_row_groups(base_dir, "errors", base.rank)))
             lost_again = pc.and_(pc.invert(errors.column("is_partial")), pc.and_(
                 pc.is_in(errors.column("stage"), pa.array(sorted(RULED_STAGES))),
@@ -191,13 +193,47 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
         except BaseException as exc:
             writer.abort(exc)
             raise
-    reading.report()
+        if progress is not None:  # the whole file counts as read by the end
+            reading.report(rest=position.rest(opened[0] if opened else None, task))
     skipped = dict(base_stats.skipped)
     for reason, n in reading.skipped.items():
         skipped[reason] = skipped.get(reason, 0) + n
     return _stats(task, reading, counts, attempt, started, cpu_started,
                   seen=base_stats.seen, skipped=dict(sorted(skipped.items())),
                   unreadable=base_stats.unreadable, copied=copied, redecoded=reading.seen)
+
+
+class _Position:
+    """How far into the input the records copied or read again reach, for progress: the
+    end of the furthest record's byte range."""
+
+    def __init__(self) -> None:
+        self.reported = 0
+
+    def past(self, table: pa.Table) -> int:
+        """Bytes from what was reported to the end of the last record of ``table``."""
+        if not table.num_rows:
+            return 0
+        ends = pc.add(table.column("warc_record_offset"), table.column("warc_record_length"))
+        furthest = pc.max(ends).as_py() or 0
+        step = max(furthest - self.reported, 0)
+        self.reported += step
+        return step
+
+    def rest(self, fh: Any, task: Task) -> int:
+        """Bytes from what was reported to the end of the input file (its size: from the
+        file read again, else opened for it)."""
+        try:
+            if fh is None:
+                with task.storage.open_read(task.path, random_access=True) as own:
+                    size = own.seek(0, 2)
+            else:
+                size = fh.seek(0, 2)
+        except (OSError, ValueError, StorageError):
+            return 0
+        step = max(size - self.reported, 0)
+        self.reported += step
+        return step
 
 
 def _row_groups(rundir: RunDir, table: str, rank: int) -> Any:

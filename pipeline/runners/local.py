@@ -35,6 +35,7 @@ from pipeline.runners.startup import start_worker
 from pipeline.runners.taskinfo import BaseInput, Task, TaskStats, read_committed
 from pipeline.schema import RUNS
 from pipeline.sources.inputs import writable_name
+from pipeline.sources.roots import stable_name
 from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
 
 #: Part footers read at once when the accounting is checked on a remote store.
@@ -102,6 +103,11 @@ class RunSummary:
     partial_errors: int = 0
     #: (file, reason) for every input nothing at all could be read from (exit code 3)
     unreadable: tuple[tuple[str, str], ...] = ()
+    #: (file, where) for every input that ends inside a record (a cut download)
+    truncated: tuple[tuple[str, str], ...] = ()
+    #: (file, skipped by reason) for every input read whole that held nothing to decode
+    #: (no response or resource record: a WAT or WET file, a WARC of requests only)
+    nothing_to_decode: tuple[tuple[str, dict[str, int]], ...] = ()
     #: (path, reason) for every file a folder scan passed over
     skipped_inputs: tuple[tuple[str, str], ...] = ()
     #: (input, reason) for every input that named nothing (only with allow_missing)
@@ -167,7 +173,9 @@ def _execute_locked(
             done.append(stats)
         else:
             tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
-                              plan.strict, storage, _base_input(plan, path)))
+                              plan.strict, storage, pages=plan.pages.get(path, ()),
+                              key=stable_name(redact_url(path), plan.input_root),
+                              base=_base_input(plan, path)))
     if plan.overwrite:
         rundir.remove(keep=(rundir.lock,))
     storage.remove(rundir.finished)
@@ -177,10 +185,10 @@ def _execute_locked(
                        + leftovers.get(None, []))
     started_at = datetime.now(UTC)
     started = time.monotonic()
-    resumed = len(done)
+    resumed = sum(len(plan.pages.get(plan.files[stats.rank], ())) or 1 for stats in done)
     if progress:
-        for _ in range(resumed):
-            progress("file", 0, 0)
+        for stats in done:
+            progress("resumed", stats.rank, 0)
     execute_tasks = executor or _execute
     done.extend(execute_tasks(tasks, plan.workers, progress))
     done.sort(key=lambda s: s.rank)
@@ -302,8 +310,8 @@ def _summarize(
     holder = lock.stale_holder
     return RunSummary(
         run_id=plan.run_id,
-        inputs=tuple(redact_url(path) for path in plan.files),
-        files=len(plan.files),
+        inputs=tuple(plan.config["inputs"]),  # every input file, saved pages one by one
+        files=len(plan.config["inputs"]),
         seen=sum(s.seen for s in done),
         written=sum(s.written for s in done),
         skipped=dict(sorted(skipped.items())),
@@ -319,6 +327,9 @@ def _summarize(
         peak_rss_mb=max((s.peak_rss_mb for s in done), default=0.0),
         sources=dict(sorted(sources.items())),
         unreadable=tuple((s.path, s.unreadable) for s in done if s.unreadable is not None),
+        truncated=tuple((s.path, s.truncated) for s in done if s.truncated is not None),
+        nothing_to_decode=tuple((s.path, s.skipped) for s in done if s.seen and not s.written
+                                and not s.errors and s.unreadable is None),
         skipped_inputs=plan.skipped_inputs,
         missing_inputs=plan.missing_inputs,
         rules=rules,
@@ -394,6 +405,7 @@ def _write_runs_row(
         "records_copied": summary.copied,
         "records_redecoded": summary.redecoded,
         "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
+        "input_root": config.get("input_root"),
     }
     table = pa.Table.from_pylist([row], schema=RUNS)
     with rundir.storage.atomic_writer(rundir.part("runs", 0)) as fh:

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 import pyarrow as pa
 
@@ -43,11 +43,16 @@ from pipeline.schema import ERRORS, FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
 from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
 from pipeline.sinks.rowcheck import row_problem
 from pipeline.sources import iter_records
+from pipeline.sources.pages import page_record
 from pipeline.sources.record import RawRecord
-from pipeline.storage import StorageError
+from pipeline.storage import StorageError, redact_url
 
 #: Progress is reported every this many records (and at the end).
 PROGRESS_EVERY = 100
+#: What a record's ``block_truncation`` says when the file ends inside it: its Content-Length
+#: runs past the end of the file, or its gzip member is cut off (a cut download).
+FILE_ENDS_INSIDE = {"length": "the file ends before its Content-Length",
+                    "gzip": "its gzip member is cut off"}
 
 
 #: Link rows staged at most before the staged records and their links are converted and
@@ -246,15 +251,19 @@ class _Reading:
     and counted as seen (the incremental task feeds it the records it reads again)."""
 
     def __init__(self, task: Task, writer: _Writer,
-                 progress: Callable[[int, int], None] | None) -> None:
+                 progress: Callable[[int, int], None] | None,
+                 position: Callable[[], int] | None = None) -> None:
         self.task = task
         self.writer = writer
         self.progress = progress
+        #: bytes of the input read since the last call (for progress)
+        self._position = position
         self.seen = self.bytes_read = 0
         self.skipped: Counter[str] = Counter()
         self.first_error: RecordError | None = None
         self.read_any = False
-        self._pending_records = self._pending_bytes = 0
+        self.truncated: str | None = None
+        self._pending = 0
         self._fault = fault_at(task)
 
     def take(self, item: RawRecord | RecordError) -> None:
@@ -269,9 +278,11 @@ class _Reading:
             writer.error(item)
             return
         self.read_any = True
-        size = item.warc_record_length
-        self.bytes_read += size
-        self._pending_bytes += size
+        if item.block_truncation in FILE_ENDS_INSIDE:
+            self.truncated = (f"the file ends inside the record at byte "
+                              f"{item.warc_record_offset} "
+                              f"({FILE_ENDS_INSIDE[item.block_truncation]})")
+        self.bytes_read += item.warc_record_length
         outcome = process_record(item, task.rules, task.run_id)
         if isinstance(outcome, Rows):
             for part in outcome.partial:
@@ -282,15 +293,18 @@ class _Reading:
         else:
             _raise_if_strict(task, outcome)
             writer.error(outcome)
-        self._pending_records += 1
-        if self.progress is not None and self._pending_records >= PROGRESS_EVERY:
+        self._pending += 1
+        if self._pending >= PROGRESS_EVERY:
             self.report()
 
-    def report(self) -> None:
-        """Hand the records and bytes not yet reported to ``progress``."""
-        if self.progress is not None and (self._pending_records or self._pending_bytes):
-            self.progress(self._pending_records, self._pending_bytes)
-        self._pending_records = self._pending_bytes = 0
+    def report(self, records: int = 0, rest: int = 0) -> None:
+        """Hand ``progress`` the records not reported yet (and ``records`` more) and the
+        bytes of the input read since (and ``rest`` more: the rest of the file, at its end)."""
+        step = (self._position() if self._position is not None else 0) + rest
+        records += self._pending
+        self._pending = 0
+        if self.progress is not None and (records or step):
+            self.progress(records, step)
 
     def unreadable(self) -> str | None:
         """Why nothing at all could be read from the file (None: a record was read)."""
@@ -319,6 +333,7 @@ def _stats(task: Task, reading: _Reading, counts: _Counts, attempt: str, started
         peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         sources=dict(sorted(counts.sources.items())),
         unreadable=reading.unreadable(),
+        truncated=reading.truncated,
         rules_matched=dict(sorted(counts.matched.items())),
         rules_decided=dict(sorted(counts.decided.items())),
         attempt=attempt,
@@ -332,7 +347,9 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     the attempt. A task with a base run copies what the rules change cannot alter
     (:func:`pipeline.runners.incremental.run_incremental`).
 
-    ``progress(records, bytes)`` is called with increments as the task goes.
+    ``progress(records, bytes)`` is called with increments as the task goes: records
+    read, and bytes of the input file read (its read position, so a compressed file
+    counts what was read of it; by the end, the file's size).
     """
     if task.base is not None:
         from pipeline.runners.incremental import run_incremental
@@ -343,38 +360,120 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     cpu_started = time.process_time()
     attempt = new_attempt()
     counts = _Counts()
-    writer = _Writer(task, counts, attempt)
-    reading = _Reading(task, writer, progress)
+    opened = _Opened(task)
+    try:
+        writer = _Writer(task, counts, attempt)
+    except BaseException:
+        opened.close()
+        raise
+    reading = _Reading(task, writer, progress, opened.advance)
     columns = dict(task.columns) or None
     try:
-        for item in _records(task, columns):
+        for item in _records(task, columns, opened):
             reading.take(item)
         writer.close()
     except BaseException as exc:
         writer.abort(exc)
         raise
-    reading.report()
+    reading.report(rest=opened.finish())
     return _stats(task, reading, counts, attempt, started, cpu_started)
 
 
-def _records(task: Task, columns: dict[str, str] | None) -> Iterator[RawRecord | RecordError]:
-    """The input's records, read from a file the storage layer opens (streamed from a
-    remote store); an input that cannot be opened is one file-level ``errors`` row, and so
-    is a reader bug (the rest of the file is lost, the records read so far stay)."""
-    try:
-        fh = task.storage.open_read(task.path)
-    except StorageError as exc:
-        yield RecordError("source", "source-unreadable-file", str(exc), task.name)
+class _Opened:
+    """The task's input file, opened by the storage layer (streamed from a remote store),
+    with how far it has been read (for progress); for a batch of saved pages, the bytes of
+    the pages read so far."""
+
+    def __init__(self, task: Task) -> None:
+        self.fh: BinaryIO | None = None
+        self.error: StorageError | None = None
+        self.size = 0
+        self._reported = 0
+        if task.pages:
+            return  # each page is opened as it is read (page_records)
+        try:
+            self.fh = task.storage.open_read(task.path)
+        except StorageError as exc:
+            self.error = exc
+            return
+        try:
+            self.size = self.fh.seek(0, 2)
+        except (OSError, ValueError):  # size unknown: progress counts records only
+            self.size = 0
+        with contextlib.suppress(OSError, ValueError):
+            self.fh.seek(0)
+
+    def read_page(self, size: int) -> None:
+        """A page of ``size`` bytes of a batch was read."""
+        self.size += size
+
+    def advance(self) -> int:
+        """Bytes read since the last call (the file's position moves back only to
+        recover from damage: the furthest position counts)."""
+        try:
+            where = (self.fh.tell() if self.fh is not None and not self.fh.closed
+                     else self.size)
+        except (OSError, ValueError):
+            where = 0
+        step = max(min(where, self.size) - self._reported, 0)
+        self._reported += step
+        return step
+
+    def close(self) -> None:
+        """Close the file (if it was opened)."""
+        if self.fh is not None:
+            with contextlib.suppress(Exception):
+                self.fh.close()
+
+    def finish(self) -> int:
+        """The bytes not reported yet: by the end the whole file counts as read."""
+        step = max(self.size - self._reported, 0)
+        self._reported = self.size
+        return step
+
+
+def _records(task: Task, columns: dict[str, str] | None,
+             opened: _Opened) -> Iterator[RawRecord | RecordError]:
+    """The input's records, read from the file ``opened`` holds; an input that cannot be
+    opened is one file-level ``errors`` row, and so is a reader bug (the rest of the file
+    is lost, the records read so far stay)."""
+    if task.pages:
+        yield from _page_records(task, opened)
+        return
+    fh = opened.fh
+    if fh is None:
+        yield RecordError("source", "source-unreadable-file", str(opened.error),
+                          task.warc_filename)
         return
     try:
-        yield from iter_records(task.name, columns=columns, fileobj=fh,
+        yield from iter_records(task.warc_filename, columns=columns, fileobj=fh,
                                 max_block=task.rules.max_decompressed)
     except Exception as exc:
         yield RecordError("source", "source-reader-failed",
-                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000], task.name)
+                          f"reading stopped: {type(exc).__name__}: {exc}"[:2000],
+                          task.warc_filename)
     finally:
         with contextlib.suppress(Exception):
             fh.close()
+
+
+def _page_records(task: Task, opened: _Opened) -> Iterator[RawRecord | RecordError]:
+    """The saved pages of a batch, one record each (a page that cannot be read is one
+    ``errors`` row naming it; the batch goes on)."""
+    cap = task.rules.max_decompressed
+    for path, name, url in task.pages:
+        shown = redact_url(path)
+        try:
+            with task.storage.open_read(path) as fh:
+                size = fh.seek(0, 2)
+                fh.seek(0)
+                data = fh.read(min(size, cap))
+        except (OSError, ValueError) as exc:
+            message = str(exc) if isinstance(exc, StorageError) else f"{type(exc).__name__}: {exc}"
+            yield RecordError("source", "source-unreadable-file", message, shown)
+            continue
+        opened.read_page(size)
+        yield page_record(shown, name, url, data, size)
 
 
 def run_and_commit(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
@@ -404,5 +503,7 @@ def record_task_failure(task: Task, error: RecordError) -> TaskStats:
 
 def _raise_if_strict(task: Task, error: RecordError) -> None:
     if task.strict:
-        where = error.warc_filename + (f"@{error.offset}" if error.offset is not None else "")
+        # (the input as it was given, not its warc_filename: the user knows it so)
+        shown = task.name if error.warc_filename == task.warc_filename else error.warc_filename
+        where = shown + (f"@{error.offset}" if error.offset is not None else "")
         raise StrictModeError(f"{where}: {error.stage}/{error.error_type}: {error.message}")

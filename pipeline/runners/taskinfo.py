@@ -33,10 +33,12 @@ class BaseInput:
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A unit of work: one input file, with its rank in the run.
+    """A unit of work: one input file, or a batch of saved pages, with its rank in the run.
 
     ``path`` is what is opened (a URL may carry credentials in a presigned query);
     :attr:`name`, the path without them, is what every row, stats file and message shows.
+    For a batch of saved pages, ``pages`` holds each page's ``(path, relative name, URL)``
+    and ``path`` names the batch (nothing is opened by it).
     """
 
     rank: int
@@ -47,13 +49,22 @@ class Task:
     columns: tuple[tuple[str, str], ...] = ()
     strict: bool = False  # raise on the first record error instead of recording it
     storage: Storage = field(default_factory=Storage)
+    pages: tuple[tuple[str, str, str], ...] = ()
+    #: the file's ``warc_filename``: relative to the run's input root
+    #: (:func:`pipeline.sources.roots.stable_name`); empty: :attr:`name`
+    key: str = ""
     #: copy from this base run what the rules change cannot alter (None: decode everything)
     base: BaseInput | None = None
 
     @property
     def name(self) -> str:
-        """The input as rows and messages name it (no user information, no query)."""
+        """The input as messages and stats name it (no user information, no query)."""
         return redact_url(self.path)
+
+    @property
+    def warc_filename(self) -> str:
+        """The input as rows name it: relative to the run's input root."""
+        return self.key or self.name
 
     @property
     def rundir(self) -> RunDir:
@@ -84,6 +95,9 @@ class TaskStats:
     sources: dict[str, int] = field(default_factory=dict)  # encoding_source → records
     #: why nothing at all could be read from the file (None: at least one record was read)
     unreadable: str | None = None
+    #: where the file ends inside a record (a cut download: the records before it are
+    #: read, that one is flagged ``content_truncated``); None when it ends after a record
+    truncated: str | None = None
     #: override index (as a string, JSON keys) → records whose URL it matched / it decided
     rules_matched: dict[str, int] = field(default_factory=dict)
     rules_decided: dict[str, int] = field(default_factory=dict)

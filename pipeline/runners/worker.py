@@ -27,12 +27,15 @@ from pipeline.encoding.mojibake import mojibake_score, naive_decode_garbled
 from pipeline.errors import ErrorType, RecordError, Skip, Stage
 from pipeline.extract import CAPPED, extract
 from pipeline.extract.fields import Extracted, Link
+from pipeline.extract.url_resolution import resolve_url
+from pipeline.http.message import get_all
 from pipeline.http.response import HttpResponse
 from pipeline.rules import Rules
 from pipeline.schema import LINKS
 from pipeline.sources.inputs import writable_name
 from pipeline.sources.record import RawRecord
-from pipeline.urlhost import host_fields
+from pipeline.urlhost import host_fields, path_and_query
+from pipeline.urlkey import url_surtkey
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +177,41 @@ def _extract_error_type(failure: str) -> ErrorType:
     return _EXTRACT_ERRORS.get(failure.partition(":")[0], "extract-unexpected")
 
 
+def fetch_redirect(resp: HttpResponse, url: str | None) -> str | None:
+    """Where a redirect points: a 3xx response's first ``Location`` resolved against the
+    record's URL (Fetch Standard, *location URL*: the value parsed with the response's URL
+    as the base), serialized; None for another status, no Location, or one that does not
+    parse. Bytes outside ASCII are percent-encoded first, as Chromium's URL parser does
+    with a header's bytes (valid UTF-8 comes out as the URL parser makes it of the text).
+
+    >>> from pipeline.http.response import HttpResponse
+    >>> moved = HttpResponse(301, ((b"Location", b"../b?x=\\xc3\\xa9"),), None, None, False, b"", 0, None)
+    >>> fetch_redirect(moved, "http://a.example/d/c")
+    'http://a.example/b?x=%C3%A9'
+    """
+    if resp.status is None or not 300 <= resp.status <= 399:
+        return None
+    found = get_all(resp.headers, b"location")
+    if not found:
+        return None
+    value = "".join(chr(b) if b < 0x80 else f"%{b:02X}" for b in found[0].strip())
+    return resolve_url(value, url) if value else None
+
+
+def content_digest(value: str | None) -> str | None:
+    """``WARC-Payload-Digest`` as Common Crawl's index writes it: a SHA-1 digest's base32
+    value without its ``sha1:`` label; another algorithm's as written.
+
+    >>> content_digest("sha1:CH7IV3XAD3M7A42JARKRLJ3T5PGGCGXD"), content_digest("sha256:ab")
+    ('CH7IV3XAD3M7A42JARKRLJ3T5PGGCGXD', 'sha256:ab')
+    """
+    if not value or not value.strip():
+        return None
+    value = value.strip()
+    label, sep, digest = value.partition(":")
+    return digest.strip() if sep and label.strip().lower() == "sha1" else value
+
+
 def _signals_json(decoded: Decoded) -> str:
     return json.dumps(
         [
@@ -196,6 +234,7 @@ def _rows(
 ) -> Rows:
     decision = decoded.decision
     host, tld, registered = host_fields(raw.url)
+    path, query = path_and_query(raw.url) or (None, None)
     declared = {s.encoding for s in decision.signals if s.encoding and s.kind in DECLARING_SIGNALS}
     record = {
         "run_id": run_id,
@@ -205,11 +244,16 @@ def _rows(
         "warc_record_length": raw.warc_record_length,
         "warc_record_offset_in_member": raw.offset_in_member,
         "url": raw.url,
+        "url_surtkey": url_surtkey(raw.url),
         "url_host_name": host,
         "url_host_tld": tld,
         "url_host_registered_domain": registered,
+        "url_path": path,
+        "url_query": query,
         "fetch_time": parse_fetch_time(raw.fetch_time),
         "fetch_status": resp.status,
+        "fetch_redirect": fetch_redirect(resp, raw.url),
+        "content_digest": content_digest(raw.payload_digest),
         "content_mime_type": resp.mime_type,
         "content_mime_detected": raw.content_mime_detected,
         "content_length": resp.content_length,

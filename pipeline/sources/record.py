@@ -49,6 +49,8 @@ class RawRecord:
     offset_in_member: int | None = None
     # WARC-Concurrent-To (metadata and request records point at their response with it).
     concurrent_to: str | None = None
+    # WARC-Payload-Digest as written ("sha1:CH7IV3XAD3M7A42JARKRLJ3T5PGGCGXD").
+    payload_digest: str | None = None
 
 
 #: ``new_record(*values)``: every field of a RawRecord, in order, passed positionally, built

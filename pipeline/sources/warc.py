@@ -426,6 +426,7 @@ def _to_raw(p: _Parsed, name: str, offset: int, length: int, in_member: int | No
         warc_content_type=content_type,
         offset_in_member=in_member,
         concurrent_to=get("warc-concurrent-to"),
+        payload_digest=get("warc-payload-digest"),
     )
 
 

@@ -198,3 +198,38 @@ def test_gzip_members_of_a_file_written_here_read_back(tmp_path: Path):
     full = _records(path)
     assert [r.offset_in_member for r in full] == [0, len(one % 1), None]
     assert _located(path, [Locator.of(r) for r in full]) == full
+
+
+@pytest.mark.parametrize("container", ["zstd-dictionary", "zstd", "lz4", "bzip2"])
+def test_the_other_containers_read_back(tmp_path: Path, container: str):
+    # A Common Crawl shaped crawl (request, response, metadata) one member per record, in
+    # each container FastWARC writes (zstd with the WARC-zstd dictionary frame first), and bz2.
+    import bz2
+
+    import zstandard
+    from fastwarc.stream_io import Lz4Writer, ZstdWriter
+    from fastwarc.warc import WarcRecord
+
+    data = gzip.decompress((FIXTURES / "cc-metadata-join.warc.gz").read_bytes())
+    records = [b"WARC/1.1\r\n" + part for part in data.split(b"WARC/1.1\r\n")[1:]]
+    path = tmp_path / f"crawl.warc.{container}"
+    if container == "bzip2":
+        path.write_bytes(b"".join(bz2.compress(record) for record in records))
+    else:
+        buf = io.BytesIO()
+        if container == "lz4":
+            writer = Lz4Writer(buf)
+        elif container == "zstd":
+            writer = ZstdWriter(buf)
+        else:
+            dictionary = zstandard.train_dictionary(1024, records * 20).as_bytes()
+            writer = ZstdWriter(buf, dictionary=dictionary)
+        for record in records:
+            WarcRecord.from_bytes(record).write(writer)
+            writer.finish()
+        writer.close()
+        path.write_bytes(buf.getvalue())
+    full = _records(path)
+    assert len(full) == len(records) and any(r.content_languages for r in full)
+    assert _located(path, [Locator.of(r) for r in full]) == full
+    assert _located(path, [Locator.of(full[2])]) == [full[2]]
