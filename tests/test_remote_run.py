@@ -17,7 +17,7 @@ from pipeline.runners.local import run
 from pipeline.runners.rundir import RunDir
 from pipeline.runners.task import Task, commit_task, run_task
 from pipeline.storage import Storage
-from tests.cli_helpers import count, no_traceback, redecode
+from tests.cli_helpers import no_traceback, redecode
 from tests.crawl_builder import write_warc
 from tests.httpserver import serve
 from tests.run_tables import differences, table_rows
