@@ -171,6 +171,17 @@ def section_accuracy(lines: list[str], args: argparse.Namespace) -> None:
     accuracy.run(lines)
 
 
+def section_rules(lines: list[str], args: argparse.Namespace) -> None:
+    from bench import rules_bench
+
+    rules_bench.rules_section(lines, quick=args.quick)
+
+
+def section_incremental(lines: list[str], args: argparse.Namespace) -> None:
+    _in_own_process(lines, "incremental_bench",
+                    *(["--repeats", "6", "--rounds", "1"] if args.quick else []))
+
+
 def section_storage(lines: list[str], args: argparse.Namespace) -> None:
     from bench import storage_bench
 
@@ -187,6 +198,8 @@ SECTIONS: dict[str, tuple[str, Callable[[list[str], argparse.Namespace], None]]]
     "extract": ("extraction against the peers", section_extract),
     "robustness": ("hostile inputs through redecode run", section_robustness),
     "storage": ("storage: S3 against local disk, Spark against the local runner", section_storage),
+    "rules": ("rules learned from a crawl (suggest-rules)", section_rules),
+    "incremental": ("a rule change re-decoded incrementally (--base-run)", section_incremental),
 }
 
 _started = time.monotonic()
