@@ -54,7 +54,8 @@ def _rules(hosts: list[str]) -> str:
                    'mode = "fallback"\n\n' for host in hosts)
 
 
-def _run(crawl: Path, out: Path, run_id: str, rules: Path | None, base: str | None = None):
+def _run(crawl: Path, out: Path, run_id: str, rules: Path | None,
+         base: str | None = None) -> Measured:
     cmd = [REDECODE, "run", str(crawl), "--out", str(out), "--run-id", run_id, "-q", "-w", "1"]
     cmd += ["--rules", str(rules)] if rules else []
     cmd += ["--base-run", base] if base else []
@@ -123,9 +124,9 @@ def main() -> None:
           "| change reaches | hosts | records copied | decoded again | full run CPU s | "
           "incremental CPU s | ratio | peak RSS MB (full / incremental) | rows equal |\n"
           "|---|---|---|---|---|---|---|---|---|")
-    for share, hosts, (copied, redecoded), full, incremental, same in rows:
+    for share, n_hosts, (copied, redecoded), full, incremental, same in rows:
         print(f"| {redecoded / max(copied + redecoded, 1):.1%} of the records "
-              f"(target {share:.0%}) | {hosts} | {copied:,} | {redecoded:,} | {full.cpu:.1f} | "
+              f"(target {share:.0%}) | {n_hosts} | {copied:,} | {redecoded:,} | {full.cpu:.1f} | "
               f"{incremental.cpu:.1f} | **{incremental.cpu / full.cpu:.3f}x** | "
               f"{full.peak_rss_mb:.0f} / {incremental.peak_rss_mb:.0f} | "
               f"{'yes' if same else 'NO'} |")
