@@ -32,7 +32,7 @@ ErrorType = Literal[
     "extract-parse-failed", "extract-metadata-failed", "extract-links-failed",
     "extract-main-text-failed", "extract-language-failed", "extract-input-capped",
     "extract-unexpected",
-    # the row and its part (pipeline/runners/task.py)
+    # the row and its part (pipeline/runners/parts.py)
     "sink-invalid-row", "sink-unexpected",
     # the runner: a file whose worker process died twice
     "runner-worker-died",

@@ -36,9 +36,9 @@ import pyarrow.parquet as pq
 from pipeline.encoding.options import Override
 from pipeline.encoding.sniff.evidence import override_index
 from pipeline.errors import RecordError
+from pipeline.runners.parts import Counts, PartsWriter, RecordLoop, task_stats
 from pipeline.runners.rundir import MetadataError, RunDir, new_attempt
 from pipeline.runners.startup import settle_heap
-from pipeline.runners.task import _Counts, _Reading, _stats, _Writer
 from pipeline.runners.taskinfo import Task, TaskStats, read_committed
 from pipeline.sources.ranges import Locator, read_located
 from pipeline.storage import StorageError
@@ -123,9 +123,9 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
     first_rule = first_override(new_overrides)
     version = task.rules.version
     attempt = new_attempt()
-    counts = _Counts()
-    writer = _Writer(task, counts, attempt)
-    reading = _Reading(task, writer, progress)
+    counts = Counts()
+    writer = PartsWriter(task, counts, attempt)
+    reading = RecordLoop(task, writer, progress)
     position = _Position()
     copied = 0
     with contextlib.ExitStack() as stack:
@@ -198,7 +198,7 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
     skipped = dict(base_stats.skipped)
     for reason, n in reading.skipped.items():
         skipped[reason] = skipped.get(reason, 0) + n
-    return _stats(task, reading, counts, attempt, started, cpu_started,
+    return task_stats(task, reading, counts, attempt, started, cpu_started,
                   seen=base_stats.seen, skipped=dict(sorted(skipped.items())),
                   unreadable=base_stats.unreadable, copied=copied, redecoded=reading.seen)
 

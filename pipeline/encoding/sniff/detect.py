@@ -255,7 +255,7 @@ _ASCII = bytes(range(0x80))
 def high_bytes(body: bytes) -> int:
     """The bytes 0x80-0xFF that occur in ``body``, as a mask (bit ``i``: byte ``0x80 + i``).
 
-    >>> bin(high_bytes(b"a\x80b\x82\x80"))
+    >>> bin(high_bytes(b"a\\x80b\\x82\\x80"))
     '0b101'
     """
     import numpy as np
