@@ -118,6 +118,9 @@ class ExtractOptions:
     article_min_share: float = 0.15
     prune_patterns: bool = True
     prune_max_share: float = 0.3
+    comments: bool = True
+    comment_max_share: float = 0.9
+    comment_min_length: int = 20
     fallback_min_chars: int = 200
     max_links: LinkLimits = LinkLimits()
     max_pruned_elements: int = 50_000
