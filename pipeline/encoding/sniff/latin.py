@@ -40,8 +40,9 @@ ALPHABET = 64
 SYMBOL = -4.0
 SYMBOL_BY_LETTER = -9.0
 UNDEFINED = -30.0
-#: The best reading must beat chardetng's by this much per scored character (log-probability).
-MARGIN = 1.0
+#: The best reading must beat chardetng's by this much (log-probability) per character where
+#: the two readings differ.
+MARGIN = 3.0
 #: Non-ASCII characters scored at most (the refinement's cost; the statistics settle long before).
 MAX_SCORED = 600
 
@@ -132,8 +133,10 @@ def refine_latin(sample: bytes, guess: str) -> tuple[str, str] | None:
         return None
     scored = {text: score(text) for text in readings}
     guessed_text = next(iter(readings))
-    base, _, count = scored[guessed_text]
+    base = scored[guessed_text][0]
     text, (best, lang, _) = max(scored.items(), key=lambda item: item[1][0])
-    if text == guessed_text or count == 0 or best - base <= MARGIN * count:
+    # (single-byte sets: one character a byte, so the readings align)
+    differing = sum(a != b for a, b in zip(text, guessed_text, strict=True))
+    if text == guessed_text or best - base <= MARGIN * differing:
         return None
     return readings[text], lang
