@@ -516,7 +516,7 @@ def comment_text(blocks: list[Block], options: ExtractOptions) -> list[str]:
     return kept
 
 
-def main_text_of(blocks: list[Block], options: ExtractOptions, comments: list[Block] = ()) -> str:  # type: ignore[assignment]
+def main_text_of(blocks: list[Block], options: ExtractOptions, comments: list[Block] | None = None) -> str:
     """The main text: the blocks scored, the best cluster's lines; then, when
     ``options.comments``, the comment sections' lines."""
     lines = score_blocks(blocks, options)

@@ -18,8 +18,8 @@ from pipeline.encoding.sniff.detect import (
     detector_sample,
     refine_cyrillic,
 )
-from pipeline.encoding.sniff.latin import refine_latin
 from pipeline.encoding.sniff.late_meta import MetaScanResult, scan_meta_charset
+from pipeline.encoding.sniff.latin import refine_latin
 from pipeline.encoding.sniff.prescan import PrescanResult, prescan_byte_stream
 from pipeline.encoding.sniff.utf8 import Utf8Check, check_utf8
 from pipeline.encoding.sniff.xml_declaration import XmlDeclaration, check_xml_declaration
