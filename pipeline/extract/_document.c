@@ -1181,6 +1181,10 @@ static int prune(lxnode *scope, int test, int drop_tags, int drop_hidden, double
 }
 
 /* main_text(root, ...): the ExtractContent blocks of the scope under root (the body). */
+/* A share no element reaches: inside a comment section every hidden or structural element
+ * goes (main_text.EVERY_SHARE), a reply form holding all of a section's text too. */
+#define EVERY_SHARE 2.0
+
 /* Whether `anc` is `n` or one of its ancestors. */
 static int is_ancestor_or_self(const lxnode *anc, const lxnode *n) {
     for (; n != NULL; n = n->parent)
@@ -1214,7 +1218,8 @@ static int comment_sections(lxnode *root, lxnode *scope, size_t visible_chars, d
         if (out == NULL) continue;
         nodeset_t inside = {0};
         marker_t mk = {{mark_enter, mark_leave}, &inside, kinds, {0}};
-        if ((drop_tags || drop_hidden) && prune(n, TEST_STRUCTURE, drop_tags, drop_hidden, 1.0, &inside) < 0)
+        if ((drop_tags || drop_hidden) &&
+            prune(n, TEST_STRUCTURE, drop_tags, drop_hidden, EVERY_SHARE, &inside) < 0)
             rc = -1;
         if (rc == 0 && !first && buf_put(out, HARD, 3) < 0) rc = -1;
         if (rc == 0 && walk(n, &mk.w) < 0) rc = -1;

@@ -62,7 +62,7 @@ BOILERPLATE_PATTERNS = (
     "share", "social", "related", "sidebar", "footer", "breadcrumb", "advert",
     "promo", "newsletter", "subscribe", "cookie", "popup", "modal", "outbrain", "taboola",
     "recommend", "sponsor", "byline", "author", "caption", "tags", "toolbar", "signup",
-    "masthead", "header", "menu", "nav",
+    "masthead", "header", "menu", "nav", "widget",
 )
 #: Class tokens that name the content itself: an element that carries one is never pruned
 #: by its other class/id words (TypePad's post wrapper is ``entry-author-NAME entry``,
@@ -76,6 +76,9 @@ COMMENT_PATTERNS = ("comment",)
 #: Elements whose class/id may name a comment section (the pattern containers, plus the
 #: list items and sections comment threads are built of).
 COMMENT_TAGS = PATTERN_TAGS | frozenset({"li", "article"})
+#: A share no element reaches: inside a comment section every hidden or structural element is
+#: removed, a reply form that holds all of a section's text too (the compiled walk's EVERY_SHARE).
+EVERY_SHARE = 2.0
 #: Candidates come from short CSS selector lists (Lexbor tests every element against every
 #: selector, so ``[class], [id]`` plus a tag-id test in Python beats 30 ``tag[class]``
 #: selectors); the attribute tests run on what they return.
@@ -488,7 +491,7 @@ def marked_text(
         for section in sections:
             if options.comments:
                 if options.drop_boilerplate_tags or options.drop_hidden:
-                    _prune(section, _STRUCTURE_CANDIDATES, _structural_test(options), 1.0)
+                    _prune(section, _STRUCTURE_CANDIDATES, _structural_test(options), EVERY_SHARE)
                 _mark(section)
                 comments.append(section.text())
         _remove(sections)
