@@ -167,11 +167,21 @@ def group_of(page: Page) -> str:
     return f"{page.dataset} ({split_of(page.dataset, page.name)})"
 
 
-def scores(pages: list[Page], answers: dict[str, str]) -> dict[str, float]:
-    """Per page key, ROUGE-LSum F1."""
+def scores(pages: list[Page], answers: dict[str, str], name: str = "redecode") -> dict[str, float]:
+    """Per page key, ROUGE-LSum F1; a peer's are cached beside its answers (the LCS of a
+    long answer costs seconds, and neither side changes between runs)."""
     from bench.rouge_lsum import rouge_lsum
 
-    return {page.key: rouge_lsum(page.gold, answers[page.key]).f1 for page in pages}
+    if name == "redecode":
+        return {page.key: rouge_lsum(page.gold, answers[page.key]).f1 for page in pages}
+    path = CACHE / f"{name}-{metadata.version(_PACKAGES[name])}.f1.json"
+    cached: dict[str, float] = json.loads(path.read_text("utf-8")) if path.exists() else {}
+    missing = [page for page in pages if page.key not in cached]
+    for page in missing:
+        cached[page.key] = rouge_lsum(page.gold, answers[page.key]).f1
+    if missing:
+        path.write_text(json.dumps(cached), "utf-8")
+    return {page.key: cached[page.key] for page in pages}
 
 
 def empty_answers(pages: list[Page], answers: dict[str, str]) -> list[str]:
@@ -210,7 +220,7 @@ def run(lines: list[str]) -> None:
         found = peer_answers(name, pages)
         if found is not None:
             answers[name] = found
-    results = {name: scores(pages, found) for name, found in answers.items()}
+    results = {name: scores(pages, found, name) for name, found in answers.items()}
     lines += ["## Main text against the peers (ROUGE-LSum F1, the web-content-extraction "
               "benchmark's metric)", "",
               "Mean F1 per page group; main-text-fit cut in halves by sha256(\"dataset/name\") "
@@ -241,7 +251,7 @@ def main(argv: list[str] | None = None) -> None:
             found = peer_answers(name, pages)
             if found is not None:
                 answers[name] = found
-    results = {name: scores(pages, found) for name, found in answers.items()}
+    results = {name: scores(pages, found, name) for name, found in answers.items()}
     empties = {name: empty_answers(pages, found) for name, found in answers.items()}
     print("\n".join(table(pages, results, empties)))
     if args.misses:

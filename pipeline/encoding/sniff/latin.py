@@ -36,7 +36,8 @@ ALPHABET = 64
 #: for each letter beside it: real text puts such signs between spaces and digits, a wrong
 #: reading inside words (``T¨ekki`` for ``Tšekki``). A letter scores about -8 to -12 (two
 #: pairs), so a sign inside a word costs about two letters. U+FFFD (a byte the set leaves
-#: undefined) costs ``UNDEFINED``.
+#: undefined) and the C1 controls (where an ISO set reads windows-125x's quotes and dashes)
+#: cost ``UNDEFINED``.
 SYMBOL = -4.0
 SYMBOL_BY_LETTER = -9.0
 UNDEFINED = -30.0
@@ -101,7 +102,7 @@ def score(text: str) -> tuple[float, str, int]:
                 low = c.lower().translate(FOLD)
                 total += (pairs.get(before + low, _UNSEEN_PAIR) - firsts.get(before, _UNSEEN_FIRST)
                           + pairs.get(low + after, _UNSEEN_PAIR) - firsts.get(low, _UNSEEN_FIRST))
-            elif c == "\ufffd":
+            elif c == "\ufffd" or c <= "\x9f":  # (a C1 control: no text holds one)
                 total += UNDEFINED
             else:
                 total += SYMBOL + SYMBOL_BY_LETTER * ((before != " ") + (after != " "))
