@@ -936,6 +936,10 @@ typedef struct {
     size_t visible_chars;   /* the whole visible text's length in code points */
     buf_t names;            /* scratch: class and id of a pattern candidate */
     int want_visible;
+    int also_comments;      /* also select comment-classed elements (TEST_COMMENT) ... */
+    sizes_t cstarts;        /* ... with their own open stack ... */
+    nodes_t copen;
+    measures_t cfound;      /* ... and lengths (leave order) */
     Py_ssize_t parts;
 } measure_t;
 
@@ -1093,11 +1097,22 @@ static int measure_enter(walker *w, lxnode *n) {
     if (selected < 0) return -1;
     if (selected && (sizes_push(&m->starts, m->total) < 0 || nodes_push(&m->open, n) < 0))
         return -1;
+    if (m->also_comments) {
+        int comment = classed(n, &m->names, &comment_words, names_comment_fn, F_COMMENT);
+        if (comment < 0) return -1;
+        if (comment && (sizes_push(&m->cstarts, m->total) < 0 || nodes_push(&m->copen, n) < 0))
+            return -1;
+    }
     return 1;
 }
 
 static int measure_leave(walker *w, lxnode *n) {
     measure_t *m = (measure_t *)w;
+    if (m->copen.len && m->copen.items[m->copen.len - 1] == n) {
+        m->copen.len--;
+        m->cstarts.len--;
+        if (measures_push(&m->cfound, n, m->total - m->cstarts.items[m->cstarts.len]) < 0) return -1;
+    }
     if (m->open.len && m->open.items[m->open.len - 1] == n) {
         m->open.len--;
         m->starts.len--;
@@ -1110,6 +1125,9 @@ static void measure_free(measure_t *m) {
     PyMem_Free(m->starts.items);
     PyMem_Free(m->open.items);
     PyMem_Free(m->found.items);
+    PyMem_Free(m->cstarts.items);
+    PyMem_Free(m->copen.items);
+    PyMem_Free(m->cfound.items);
     PyMem_Free(m->visible.data);
     PyMem_Free(m->names.data);
 }
@@ -1192,27 +1210,27 @@ static int is_ancestor_or_self(const lxnode *anc, const lxnode *n) {
     return 0;
 }
 
-/* The comment sections (main_text._comment_sections): the outermost elements under root whose
- * class/id names comments, each holding less than max_share of the visible text and none of
+/* The comment sections (main_text._comment_sections) among the candidates (the comment-classed
+ * elements under root and their lengths, as the first measuring pass found them): the
+ * outermost elements under root whose class/id names comments, each holding less than max_share of the visible text and none of
  * them the scope or an ancestor of it. Each is added to `removed`; with `out`, each section's
  * marked text (hidden and structural boilerplate inside it removed) is appended to out, the
  * sections separated by block markers. */
-static int comment_sections(lxnode *root, lxnode *scope, size_t visible_chars, double max_share,
-                            int drop_tags, int drop_hidden, nodeset_t *removed, buf_t *out) {
-    measure_t m = {0};
+static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *scope,
+                            size_t visible_chars, double max_share, int drop_tags, int drop_hidden,
+                            nodeset_t *removed, buf_t *out) {
     nodeset_t found = {0};
-    m.test = TEST_COMMENT;
-    int rc = measure(root, &m);
-    for (size_t i = 0; i < m.found.len && rc == 0; i++) rc = nodeset_add(&found, m.found.items[i].node);
+    int rc = 0;
+    for (size_t i = 0; i < candidates->len && rc == 0; i++) rc = nodeset_add(&found, candidates->items[i].node);
     double limit = max_share * (double)visible_chars;
     int first = 1;
-    /* found is in leave order: for elements none of which holds another, tree order */
-    for (size_t i = 0; i < m.found.len && rc == 0; i++) {
-        lxnode *n = m.found.items[i].node;
+    /* the candidates are in leave order: for elements none of which holds another, tree order */
+    for (size_t i = 0; i < candidates->len && rc == 0; i++) {
+        lxnode *n = candidates->items[i].node;
         int inner = 0;
         for (lxnode *p = n->parent; p != NULL && p != root && !inner; p = p->parent)
             inner = nodeset_has(&found, p);
-        if (inner || !((double)m.found.items[i].length < limit) || is_ancestor_or_self(n, scope))
+        if (inner || !((double)candidates->items[i].length < limit) || is_ancestor_or_self(n, scope))
             continue;
         if ((rc = nodeset_add(removed, n)) < 0) break;
         if (out == NULL) continue;
@@ -1229,7 +1247,6 @@ static int comment_sections(lxnode *root, lxnode *scope, size_t visible_chars, d
         PyMem_Free(mk.out.data);
     }
     PyMem_Free(found.slots);
-    measure_free(&m);
     return rc;
 }
 
@@ -1246,6 +1263,7 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
     measure_t m = {0};
     m.test = prefer_article ? TEST_ARTICLE : TEST_NONE;
     m.want_visible = 1;
+    m.also_comments = prune_patterns;  /* one walk finds the comment sections too */
     /* prefix_chars code points take at most 4 bytes each */
     m.visible_cap = 4 * (size_t)(prefix_chars > 0 ? prefix_chars : 0) + 4;
     int rc = measure(root, &m);
@@ -1299,8 +1317,9 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
         double share = article_min_share * (double)visible_chars;
         if (best != NULL && (double)best_length >= share && best_length > 0) scope = best;
     }
-    if (prune_patterns && comment_sections(root, scope, visible_chars, comment_max_share, drop_tags,
-                                           drop_hidden, &removed, comments ? &comment_text : NULL) < 0)
+    if (prune_patterns && comment_sections(&m.cfound, root, scope, visible_chars, comment_max_share,
+                                           drop_tags, drop_hidden, &removed,
+                                           comments ? &comment_text : NULL) < 0)
         goto done;
     if (drop_tags || drop_hidden) {
         if (prune(scope, TEST_STRUCTURE, drop_tags, drop_hidden, max_share, &removed) < 0)
