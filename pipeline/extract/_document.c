@@ -71,6 +71,7 @@ enum {
     F_BOILERPLATE = 1 << 1,
     F_PATTERN = 1 << 2,
     F_ARTICLE = 1 << 3,
+    F_COMMENT = 1 << 4,
 };
 enum { K_NONE = 0, K_BLOCK = 1, K_LINE = 2, K_LINK = 3 };
 enum { A_HREF, A_REL, A_ALT, A_CLASS, A_ID, A_STYLE, A_HIDDEN, A_ARIA_HIDDEN, A_ROLE,
@@ -101,6 +102,7 @@ static uintptr_t document_attr_id[A_COUNT];
 static PyObject *style_hidden_fn;                 /* str -> bool */
 static PyObject *names_boilerplate_fn;            /* str -> bool */
 static PyObject *role_boilerplate_fn;             /* str -> bool */
+static PyObject *names_comment_fn;                /* str -> bool (set by configure_patterns) */
 static int configured;
 
 /* ---- growable buffers ---------------------------------------------------------- */
@@ -916,7 +918,7 @@ static int measures_push(measures_t *v, lxnode *n, size_t length) {
     return 0;
 }
 
-enum { TEST_NONE, TEST_ARTICLE, TEST_STRUCTURE, TEST_PATTERN };
+enum { TEST_NONE, TEST_ARTICLE, TEST_STRUCTURE, TEST_PATTERN, TEST_COMMENT };
 
 /* One measuring pass: the running stripped-text length, and the length of every
  * element the pass's test selects. */
@@ -934,6 +936,10 @@ typedef struct {
     size_t visible_chars;   /* the whole visible text's length in code points */
     buf_t names;            /* scratch: class and id of a pattern candidate */
     int want_visible;
+    int also_comments;      /* also select comment-classed elements (TEST_COMMENT) ... */
+    sizes_t cstarts;        /* ... with their own open stack ... */
+    nodes_t copen;
+    measures_t cfound;      /* ... and lengths (leave order) */
     Py_ssize_t parts;
 } measure_t;
 
@@ -970,14 +976,23 @@ static int structural(measure_t *m, lxnode *n) {
     return 0;
 }
 
-/* The boilerplate class/id words (main_text.BOILERPLATE_PATTERNS, ASCII lowercase), by
+/* Class/id words (main_text.BOILERPLATE_PATTERNS, COMMENT_PATTERNS: ASCII lowercase), by
  * first letter. For ASCII names, "any word is a substring of the ASCII-lowercased names" is
  * exactly what _classed_test's regex search of names.lower() answers, without a call into
  * Python per classed element (that call was ~45% of the main-text walk). */
 #define MAX_PATTERNS 64
-static char *patterns[MAX_PATTERNS];
-static size_t pattern_len[MAX_PATTERNS];
-static Py_ssize_t pattern_count;
+typedef struct {
+    char *words[MAX_PATTERNS];
+    size_t len[MAX_PATTERNS];
+    Py_ssize_t count;
+    /* the words starting with byte c are words[first_from[c] .. first_to[c]) */
+    unsigned char first_from[256], first_to[256];
+} wordset_t;
+static wordset_t boilerplate_words, comment_words;
+/* main_text.CONTENT_CLASSES: class tokens (ASCII lowercase) that exempt an element */
+static char *content_classes[MAX_PATTERNS];
+static size_t content_class_len[MAX_PATTERNS];
+static Py_ssize_t content_class_count;
 
 static inline int is_ascii(const unsigned char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -985,16 +1000,12 @@ static inline int is_ascii(const unsigned char *s, size_t n) {
     return 1;
 }
 
-/* The words sorted by first letter: those starting with byte c are
- * patterns[first_from[c] .. first_to[c]) (set by configure_patterns). */
-static unsigned char first_from[256], first_to[256];
-
-static int ascii_pattern_in(const unsigned char *s, size_t n) {
+static int ascii_pattern_in(const wordset_t *ws, const unsigned char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         unsigned char first = ascii_lower(s[i]);
-        for (unsigned k = first_from[first]; k < first_to[first]; k++) {
-            const char *p = patterns[k];
-            size_t len = pattern_len[k];
+        for (unsigned k = ws->first_from[first]; k < ws->first_to[first]; k++) {
+            const char *p = ws->words[k];
+            size_t len = ws->len[k];
             if (len > n - i) continue;
             size_t j = 1;
             while (j < len && ascii_lower(s[i + j]) == (unsigned char)p[j]) j++;
@@ -1004,9 +1015,30 @@ static int ascii_pattern_in(const unsigned char *s, size_t n) {
     return 0;
 }
 
-/* main_text._classed_test: class and/or id present, the container's names searched. */
-static int classed(lxnode *n, buf_t *tmp) {
-    if (!(tag_flags[tag_of(n)] & F_PATTERN)) return 0;
+/* Whether a token of the class value (split on ASCII white space, HTML's "split a string on
+ * ASCII whitespace") is, ASCII-lowercased, one of CONTENT_CLASSES. */
+static int has_content_class(const lxstr *cls) {
+    const unsigned char *s = cls->data;
+    size_t n = cls->length, i = 0;
+    while (i < n) {
+        while (i < n && is_ascii_space(s[i])) i++;
+        size_t start = i;
+        while (i < n && !is_ascii_space(s[i])) i++;
+        for (Py_ssize_t k = 0; k < content_class_count && i > start; k++) {
+            if (content_class_len[k] != i - start) continue;
+            size_t j = 0;
+            while (j < i - start && ascii_lower(s[start + j]) == (unsigned char)content_classes[k][j]) j++;
+            if (j == i - start) return 1;
+        }
+    }
+    return 0;
+}
+
+/* main_text._classed_test: an element of a `flag` tag whose class and/or id is present and
+ * holds one of the words (Python's `fn` for non-ASCII names: str.lower() is Unicode's), unless
+ * a class token names the content. */
+static int classed(lxnode *n, buf_t *tmp, const wordset_t *ws, PyObject *fn, unsigned flag) {
+    if (!(tag_flags[tag_of(n)] & flag)) return 0;
     lxattr *cls = find_attr(n, A_CLASS), *id = find_attr(n, A_ID);
     if (cls == NULL && id == NULL) return 0;
     const lxstr *cv = attr_value(cls), *iv = attr_value(id);
@@ -1015,9 +1047,13 @@ static int classed(lxnode *n, buf_t *tmp) {
         (iv && buf_put(tmp, iv->data, iv->length) < 0))
         return -1;
     lxstr names = {(unsigned char *)tmp->data, tmp->len};
-    if (pattern_count > 0 && is_ascii(names.data, names.length))
-        return names.length > 1 && ascii_pattern_in(names.data, names.length);
-    return call_test(names_boilerplate_fn, &names);  /* str.lower() is Unicode's: Python's */
+    int hit;
+    if (ws->count > 0 && is_ascii(names.data, names.length))
+        hit = names.length > 1 && ascii_pattern_in(ws, names.data, names.length);
+    else
+        hit = call_test(fn, &names);
+    if (hit <= 0) return hit;
+    return !(cv != NULL && has_content_class(cv));
 }
 
 static int measure_enter(walker *w, lxnode *n) {
@@ -1052,17 +1088,31 @@ static int measure_enter(walker *w, lxnode *n) {
         selected = structural(m, n);
         break;
     case TEST_PATTERN:
-        selected = classed(n, &m->names);
+        selected = classed(n, &m->names, &boilerplate_words, names_boilerplate_fn, F_PATTERN);
+        break;
+    case TEST_COMMENT:
+        selected = classed(n, &m->names, &comment_words, names_comment_fn, F_COMMENT);
         break;
     }
     if (selected < 0) return -1;
     if (selected && (sizes_push(&m->starts, m->total) < 0 || nodes_push(&m->open, n) < 0))
         return -1;
+    if (m->also_comments) {
+        int comment = classed(n, &m->names, &comment_words, names_comment_fn, F_COMMENT);
+        if (comment < 0) return -1;
+        if (comment && (sizes_push(&m->cstarts, m->total) < 0 || nodes_push(&m->copen, n) < 0))
+            return -1;
+    }
     return 1;
 }
 
 static int measure_leave(walker *w, lxnode *n) {
     measure_t *m = (measure_t *)w;
+    if (m->copen.len && m->copen.items[m->copen.len - 1] == n) {
+        m->copen.len--;
+        m->cstarts.len--;
+        if (measures_push(&m->cfound, n, m->total - m->cstarts.items[m->cstarts.len]) < 0) return -1;
+    }
     if (m->open.len && m->open.items[m->open.len - 1] == n) {
         m->open.len--;
         m->starts.len--;
@@ -1075,6 +1125,9 @@ static void measure_free(measure_t *m) {
     PyMem_Free(m->starts.items);
     PyMem_Free(m->open.items);
     PyMem_Free(m->found.items);
+    PyMem_Free(m->cstarts.items);
+    PyMem_Free(m->copen.items);
+    PyMem_Free(m->cfound.items);
     PyMem_Free(m->visible.data);
     PyMem_Free(m->names.data);
 }
@@ -1146,18 +1199,71 @@ static int prune(lxnode *scope, int test, int drop_tags, int drop_hidden, double
 }
 
 /* main_text(root, ...): the ExtractContent blocks of the scope under root (the body). */
+/* A share no element reaches: inside a comment section every hidden or structural element
+ * goes (main_text.EVERY_SHARE), a reply form holding all of a section's text too. */
+#define EVERY_SHARE 2.0
+
+/* Whether `anc` is `n` or one of its ancestors. */
+static int is_ancestor_or_self(const lxnode *anc, const lxnode *n) {
+    for (; n != NULL; n = n->parent)
+        if (n == anc) return 1;
+    return 0;
+}
+
+/* The comment sections (main_text._comment_sections) among the candidates (the comment-classed
+ * elements under root and their lengths, as the first measuring pass found them): the
+ * outermost elements under root whose class/id names comments, each holding less than max_share of the visible text and none of
+ * them the scope or an ancestor of it. Each is added to `removed`; with `out`, each section's
+ * marked text (hidden and structural boilerplate inside it removed) is appended to out, the
+ * sections separated by block markers. */
+static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *scope,
+                            size_t visible_chars, double max_share, int drop_tags, int drop_hidden,
+                            nodeset_t *removed, buf_t *out) {
+    nodeset_t found = {0};
+    int rc = 0;
+    for (size_t i = 0; i < candidates->len && rc == 0; i++) rc = nodeset_add(&found, candidates->items[i].node);
+    double limit = max_share * (double)visible_chars;
+    int first = 1;
+    /* the candidates are in leave order: for elements none of which holds another, tree order */
+    for (size_t i = 0; i < candidates->len && rc == 0; i++) {
+        lxnode *n = candidates->items[i].node;
+        int inner = 0;
+        for (lxnode *p = n->parent; p != NULL && p != root && !inner; p = p->parent)
+            inner = nodeset_has(&found, p);
+        if (inner || !((double)candidates->items[i].length < limit) || is_ancestor_or_self(n, scope))
+            continue;
+        if ((rc = nodeset_add(removed, n)) < 0) break;
+        if (out == NULL) continue;
+        nodeset_t inside = {0};
+        marker_t mk = {{mark_enter, mark_leave}, &inside, kinds, {0}};
+        if ((drop_tags || drop_hidden) &&
+            prune(n, TEST_STRUCTURE, drop_tags, drop_hidden, EVERY_SHARE, &inside) < 0)
+            rc = -1;
+        if (rc == 0 && !first && buf_put(out, HARD, 3) < 0) rc = -1;
+        if (rc == 0 && walk(n, &mk.w) < 0) rc = -1;
+        if (rc == 0 && mk.out.len && buf_put(out, mk.out.data, mk.out.len) < 0) rc = -1;
+        first = 0;
+        PyMem_Free(inside.slots);
+        PyMem_Free(mk.out.data);
+    }
+    PyMem_Free(found.slots);
+    return rc;
+}
+
 static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int prune_patterns,
                               int prefer_article, double max_share, double article_min_share,
-                              Py_ssize_t prefix_chars) {
+                              int comments, double comment_max_share, Py_ssize_t prefix_chars) {
     PyObject *result = NULL, *visible = NULL;
     nodeset_t removed = {0};
     marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}};
+    buf_t comment_text = {0};
 
     /* Visible text and the article candidates (main_text._container), in tree order;
      * css() on the root includes the root itself. */
     measure_t m = {0};
     m.test = prefer_article ? TEST_ARTICLE : TEST_NONE;
     m.want_visible = 1;
+    m.also_comments = prune_patterns;  /* one walk finds the comment sections too */
     /* prefix_chars code points take at most 4 bytes each */
     m.visible_cap = 4 * (size_t)(prefix_chars > 0 ? prefix_chars : 0) + 4;
     int rc = measure(root, &m);
@@ -1175,7 +1281,7 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
     visible = PyUnicode_DecodeUTF8(vis, (Py_ssize_t)cut, "replace");
     if (visible == NULL) goto done;
     if (visible_chars == 0) {
-        result = Py_BuildValue("([]nOO)", (Py_ssize_t)0, visible, Py_False);
+        result = Py_BuildValue("([]nOO[])", (Py_ssize_t)0, visible, Py_False);
         goto done;
     }
     lxnode *scope = root;
@@ -1211,6 +1317,10 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
         double share = article_min_share * (double)visible_chars;
         if (best != NULL && (double)best_length >= share && best_length > 0) scope = best;
     }
+    if (prune_patterns && comment_sections(&m.cfound, root, scope, visible_chars, comment_max_share,
+                                           drop_tags, drop_hidden, &removed,
+                                           comments ? &comment_text : NULL) < 0)
+        goto done;
     if (drop_tags || drop_hidden) {
         if (prune(scope, TEST_STRUCTURE, drop_tags, drop_hidden, max_share, &removed) < 0)
             goto done;
@@ -1220,13 +1330,20 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
     if (walk(scope, &mk.w) < 0) goto done;
     PyObject *blocks = blocks_of((const unsigned char *)(mk.out.data ? mk.out.data : ""), mk.out.len);
     if (blocks == NULL) goto done;
-    result = Py_BuildValue("(NnOO)", blocks, (Py_ssize_t)visible_chars, visible,
-                           scope != root ? Py_True : Py_False);
+    PyObject *comment_blocks = blocks_of(
+        (const unsigned char *)(comment_text.data ? comment_text.data : ""), comment_text.len);
+    if (comment_blocks == NULL) {
+        Py_DECREF(blocks);
+        goto done;
+    }
+    result = Py_BuildValue("(NnOON)", blocks, (Py_ssize_t)visible_chars, visible,
+                           scope != root ? Py_True : Py_False, comment_blocks);
 done:
     Py_XDECREF(visible);
     measure_free(&m);
     PyMem_Free(removed.slots);
     PyMem_Free(mk.out.data);
+    PyMem_Free(comment_text.data);
     return result;
 }
 
@@ -1736,24 +1853,39 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
 }
 
 /* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
-static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
-    if (store_words(arg, MAX_PATTERNS, patterns, pattern_len, &pattern_count, "words") < 0) return NULL;
-    /* sort by first letter (insertion sort: a few dozen words), then index the runs */
-    for (Py_ssize_t k = 1; k < pattern_count; k++) {
-        char *word = patterns[k];
-        size_t len = pattern_len[k];
+/* Sorts a word set's words by first letter (insertion sort: a few dozen words), then
+ * indexes the runs. */
+static int store_wordset(PyObject *tuple, wordset_t *ws, const char *what) {
+    if (store_words(tuple, MAX_PATTERNS, ws->words, ws->len, &ws->count, what) < 0) return -1;
+    for (Py_ssize_t k = 1; k < ws->count; k++) {
+        char *word = ws->words[k];
+        size_t len = ws->len[k];
         Py_ssize_t j = k;
-        for (; j > 0 && (unsigned char)patterns[j - 1][0] > (unsigned char)word[0]; j--) {
-            patterns[j] = patterns[j - 1];
-            pattern_len[j] = pattern_len[j - 1];
+        for (; j > 0 && (unsigned char)ws->words[j - 1][0] > (unsigned char)word[0]; j--) {
+            ws->words[j] = ws->words[j - 1];
+            ws->len[j] = ws->len[j - 1];
         }
-        patterns[j] = word;
-        pattern_len[j] = len;
+        ws->words[j] = word;
+        ws->len[j] = len;
     }
-    memset(first_from, 0, sizeof first_from);
-    memset(first_to, 0, sizeof first_to);
-    for (Py_ssize_t k = pattern_count - 1; k >= 0; k--) first_from[(unsigned char)patterns[k][0]] = (unsigned char)k;
-    for (Py_ssize_t k = 0; k < pattern_count; k++) first_to[(unsigned char)patterns[k][0]] = (unsigned char)(k + 1);
+    memset(ws->first_from, 0, sizeof ws->first_from);
+    memset(ws->first_to, 0, sizeof ws->first_to);
+    for (Py_ssize_t k = ws->count - 1; k >= 0; k--) ws->first_from[(unsigned char)ws->words[k][0]] = (unsigned char)k;
+    for (Py_ssize_t k = 0; k < ws->count; k++) ws->first_to[(unsigned char)ws->words[k][0]] = (unsigned char)(k + 1);
+    return 0;
+}
+
+/* configure_patterns(words, comment_words, content_classes, comment_names) */
+static PyObject *py_configure_patterns(PyObject *self, PyObject *args) {
+    PyObject *words, *comments, *content, *fn;
+    if (!PyArg_ParseTuple(args, "OOOO", &words, &comments, &content, &fn)) return NULL;
+    if (!PyCallable_Check(fn)) return PyErr_Format(PyExc_TypeError, "comment_names must be callable");
+    if (store_wordset(words, &boilerplate_words, "words") < 0 ||
+        store_wordset(comments, &comment_words, "comment words") < 0 ||
+        store_words(content, MAX_PATTERNS, content_classes, content_class_len, &content_class_count,
+                    "content classes") < 0)
+        return NULL;
+    Py_XSETREF(names_comment_fn, Py_NewRef(fn));
     Py_RETURN_NONE;
 }
 
@@ -2121,23 +2253,29 @@ static PyObject *py_configure_urls(PyObject *self, PyObject *args) {
 }
 
 /* main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
- * article_min_share, prefix_chars) -> (blocks, visible length, visible prefix, in_container) */
+ * article_min_share, comments, comment_max_share, prefix_chars) -> (blocks, visible length,
+ * visible prefix, in_container, comment blocks) */
 static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
-    int drop_tags, drop_hidden, prune_patterns, prefer_article;
-    double max_share, article_min_share;
+    int drop_tags, drop_hidden, prune_patterns, prefer_article, comments;
+    double max_share, article_min_share, comment_max_share;
     Py_ssize_t prefix_chars;
-    if (!PyArg_ParseTuple(args, "ppppddn", &drop_tags, &drop_hidden, &prune_patterns,
-                          &prefer_article, &max_share, &article_min_share, &prefix_chars))
+    if (!PyArg_ParseTuple(args, "ppppddpdn", &drop_tags, &drop_hidden, &prune_patterns,
+                          &prefer_article, &max_share, &article_min_share, &comments,
+                          &comment_max_share, &prefix_chars))
         return NULL;
+    /* (NaN fails every comparison: refused like the other ranges) */
+    if (!(max_share > 0.0 && max_share <= 1.0) || !(article_min_share >= 0.0 && article_min_share <= 1.0) ||
+        !(comment_max_share > 0.0 && comment_max_share <= 1.0) || prefix_chars < 0)
+        return PyErr_Format(PyExc_ValueError, "main_text: shares in (0, 1], prefix_chars >= 0");
     if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
     use_attr_ids(self->doc);
     lxnode *body = (lxnode *)lxb_html_document_body_element(self->doc);
     /* No body, or one the tree builder took out of the document (a frameset replaced it,
      * HTML Standard §13.2.6.4.7 "frameset" start tag): nothing of it is rendered. */
     if (body == NULL || body->parent == NULL)
-        return Py_BuildValue("([]nsO)", (Py_ssize_t)0, "", Py_False);
+        return Py_BuildValue("([]nsO[])", (Py_ssize_t)0, "", Py_False);
     return main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
-                        article_min_share, prefix_chars);
+                        article_min_share, comments, comment_max_share, prefix_chars);
 }
 
 static PyMethodDef Document_methods[] = {
@@ -2146,8 +2284,9 @@ static PyMethodDef Document_methods[] = {
      "head facts); packed: the candidates as (pack, objects)"},
     {"main_text", (PyCFunction)Document_main_text, METH_VARARGS,
      "main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share, "
-     "article_min_share, prefix_chars) -> (blocks of the scope, visible text length, its first "
-     "prefix_chars characters, in_container)"},
+     "article_min_share, comments, comment_max_share, prefix_chars) -> (blocks of the scope, "
+     "visible text length, its first prefix_chars characters, in_container, blocks of the "
+     "comment sections (empty unless comments))"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2186,8 +2325,11 @@ static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS,
      "configure(tag_flags, kinds, container_kinds, style_hidden, names_boilerplate, "
      "role_boilerplate): tag-name tables and the Python tests of the main-text walks"},
-    {"configure_patterns", py_configure_patterns, METH_O,
-     "configure_patterns(words): ASCII lowercase class/id words, searched in C for ASCII names"},
+    {"configure_patterns", py_configure_patterns, METH_VARARGS,
+     "configure_patterns(words, comment_words, content_classes, comment_names): ASCII lowercase "
+     "class/id words of boilerplate and of comment sections, searched in C for ASCII names "
+     "(comment_names: the Python test for the others), and the class tokens that exempt an "
+     "element"},
     {"configure_urls", py_configure_urls, METH_VARARGS,
      "configure_urls(kinds, per_element, global, keep_empty, resource_rels, js_types, json_types)"},
     {"configure_head", py_configure_head, METH_VARARGS,

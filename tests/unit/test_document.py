@@ -60,9 +60,10 @@ def _python_links(html: str, limits: tuple[int, ...]) -> tuple[int, list, list]:
 def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
     fast = document.main_text(_native(html), options.drop_boilerplate_tags, options.drop_hidden,
                               options.prune_patterns, options.prefer_article,
-                              options.prune_max_share, options.article_min_share, 50)
-    marked, visible = marked_text(parse_document(html), options)
-    return fast, (prepare_blocks(marked), len(visible), visible[:50])
+                              options.prune_max_share, options.article_min_share,
+                              options.comments, options.comment_max_share, 50)
+    marked, visible, comments = marked_text(parse_document(html), options)
+    return fast, (prepare_blocks(marked), len(visible), visible[:50], prepare_blocks(comments))
 
 
 _TAGS = ["div", "p", "a", "span", "article", "section", "nav", "aside", "footer", "form", "ul",
@@ -79,7 +80,8 @@ _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "
           "alt=' a\tb '", "data-x=1", "CLASS=Sidebar",
           # class/id words searched in C for ASCII names, by Python's regex for the others
           # (str.lower() maps KELVIN SIGN to "k", so "coo\u212aie" names a cookie box)
-          'class="x-COMMENTS y"', "id=Social-Links", 'class="coo\u212aie"', 'class="nav\u0130"',
+          'class="x-COMMENTS y"', "id=Social-Links", 'class="entry author-x"', "id=comments",
+          'class="comment-body\u00a0entry"', 'class="Comment\u212a"', "class='POST by-author'", 'class="coo\u212aie"', 'class="nav\u0130"',
           "id=a", 'class=""', "class=breadcrumbs", 'class="menü"', "id=NAVBAR", "class=ta",
           # metadata: wanted and unwanted meta keys, canonical links, base, lang
           "property=og:title", "name=' Description\t'", "name=viewport", "content=x", "content",
@@ -122,15 +124,16 @@ def documents(draw: st.DrawFn) -> str:
 
 @native
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(documents(), st.integers(0, 15), st.sampled_from([0.01, 0.3, 1.0]), st.sampled_from([0.0, 0.15, 0.9]),
-       st.integers(0, 6))
+@given(documents(), st.integers(0, 31), st.sampled_from([0.01, 0.3, 1.0]), st.sampled_from([0.0, 0.15, 0.9]),
+       st.integers(0, 6), st.sampled_from([0.05, 0.9, 1.0]))
 def test_walks_equal_the_python_reference(
-    html: str, switches: int, share: float, article_share: float, max_links: int
+    html: str, switches: int, share: float, article_share: float, max_links: int, comment_share: float
 ) -> None:
-    on = [bool(switches & (1 << i)) for i in range(4)]
+    on = [bool(switches & (1 << i)) for i in range(5)]
     options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1], prune_patterns=on[2],
                              prefer_article=on[3], prune_max_share=share,
-                             article_min_share=article_share)
+                             article_min_share=article_share, comments=on[4],
+                             comment_max_share=comment_share)
     fast, reference = _both_main_text(html, options)
     assert fast == reference
     facts = head_facts(scan(parse_document(html)))

@@ -19,6 +19,7 @@ from pipeline.encoding.sniff.detect import (
     refine_cyrillic,
 )
 from pipeline.encoding.sniff.late_meta import MetaScanResult, scan_meta_charset
+from pipeline.encoding.sniff.latin import refine_latin
 from pipeline.encoding.sniff.prescan import PrescanResult, prescan_byte_stream
 from pipeline.encoding.sniff.utf8 import Utf8Check, check_utf8
 from pipeline.encoding.sniff.xml_declaration import XmlDeclaration, check_xml_declaration
@@ -132,6 +133,14 @@ class Evidence:
                         else "the Mac Cyrillic reading is cleaner Cyrillic (chardetng has no x-mac-cyrillic)",
                     ))
                     guess = Guess(refined, guess.confident)
+                latin = refine_latin(sample, guess.encoding)
+                if latin is not None:
+                    self.signals.append(Signal(
+                        "detector-refined", guess.encoding, latin[0],
+                        f"reads as other text, and better {latin[1]}, than chardetng's answer "
+                        "(chardetng has no ISO-8859-3/4/10/15/16 and reads ISO-8859-13 as windows-1257)",
+                    ))
+                    guess = Guess(latin[0], guess.confident)
             self._guesses["standard"] = guess
             if self.options.second_opinion:
                 second = charset_normalizer_guess(sample)
