@@ -212,6 +212,22 @@ def _bad_chunked() -> bytes:
         _warcinfo(), _record("response", 2, block), _record("response", 3, _http(NORMAL))))
 
 
+def _zeros_where_a_record_starts(codec: str) -> bytes:
+    """warcinfo, a member of 256 MiB of zeros where a record should start, a normal page:
+    each record compressed on its own (one zstd frame or gzip member)."""
+    import zstandard
+
+    if codec == "zstd":
+        def one(raw: bytes) -> bytes:
+            return zstandard.ZstdCompressor(level=3).compress(raw)
+        junk = _compressed(lambda: zstandard.ZstdCompressor(level=3).compressobj(), 256 << 20)
+    else:
+        def one(raw: bytes) -> bytes:
+            return gzip.compress(raw, 1, mtime=0)
+        junk = _compressed(lambda: zlib.compressobj(9, zlib.DEFLATED, 31), 256 << 20)
+    return one(_warcinfo()) + junk + one(_record("response", 3, _http(NORMAL)))
+
+
 def _parquet_bodies(path: Path, plain: bool = False) -> None:
     """64 equal 24 MiB bodies: dictionary-encoded (98 KB on disk), or ``plain``: then all
     64 are one zstd data page of 1.5 GiB decoded (~50 KB on disk)."""
@@ -235,6 +251,10 @@ INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]]
     "deflate bomb (1 GiB)": ("bomb-deflate.warc.gz", 3, lambda: _bomb("deflate")),
     "br bomb (1 GiB)": ("bomb-br.warc.gz", 3, lambda: _bomb("br")),
     "zstd bomb (1 GiB)": ("bomb-zstd.warc.gz", 3, lambda: _bomb("zstd")),
+    "256 MiB of zeros where a record starts (.warc.zst)": (
+        "zeros.warc.zst", 3, lambda: _zeros_where_a_record_starts("zstd")),
+    "256 MiB of zeros where a record starts (.warc.gz)": (
+        "zeros.warc.gz", 3, lambda: _zeros_where_a_record_starts("gzip")),
     "metadata JSON nested 100,000 deep": ("deep-metadata.warc.gz", 4, _deep_metadata),
     "200,000 unclosed mixed-case tags": ("nested-tags.warc.gz", 3, _nested_mixed_case),
     "40 elements x 5,000 attributes": ("many-attributes.warc.gz", 3, _many_attributes),
