@@ -31,6 +31,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -65,6 +66,17 @@ typedef lxb_dom_attr_t lxattr;
 #define NODE_TEXT LXB_DOM_NODE_TYPE_TEXT
 
 /* ---- configuration (set once from Python) ------------------------------------- */
+
+/* A walk is running (facts, main_text): the Python tests it calls could call back into
+ * this module, which must then neither change the tables the walk reads nor start another
+ * walk (the attribute ids of use_attr_ids are the document's being walked). */
+static int walking;
+
+static int refuse_while_walking(void) {
+    if (!walking) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "_document is walking a document: not from inside a walk");
+    return -1;
+}
 
 enum {
     F_INVISIBLE = 1 << 0,
@@ -941,7 +953,9 @@ static int call_test(PyObject *fn, const lxstr *value) {
     PyObject *arg = PyUnicode_DecodeUTF8((const char *)value->data, (Py_ssize_t)value->length,
                                          "replace");
     if (arg == NULL) return -1;
+    Py_INCREF(fn);  /* (held through the call, whatever the call does) */
     PyObject *res = PyObject_CallOneArg(fn, arg);
+    Py_DECREF(fn);
     Py_DECREF(arg);
     if (res == NULL) return -1;
     int truth = PyObject_IsTrue(res);
@@ -1701,8 +1715,13 @@ static int fill_table(PyObject *mapping, unsigned char *table, int as_flag) {
     Py_ssize_t pos = 0;
     while (PyDict_Next(mapping, &pos, &key, &value)) {
         long id = static_tag_id(key);
+        if (id < 0) return -1;
         long v = PyLong_AsLong(value);
-        if (id < 0 || (v == -1 && PyErr_Occurred())) return -1;
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < 0 || v > 255) {
+            PyErr_Format(PyExc_ValueError, "the value of %R must be 0-255", key);
+            return -1;
+        }
         table[id] = as_flag ? (unsigned char)(table[id] | v) : (unsigned char)v;
     }
     return 0;
@@ -1713,6 +1732,9 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!O!OOO", &PyDict_Type, &flags, &PyDict_Type, &kind,
                           &PyDict_Type, &container_kind, &style_fn, &names_fn, &role_fn))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
+    if (!PyCallable_Check(style_fn) || !PyCallable_Check(names_fn) || !PyCallable_Check(role_fn))
+        return PyErr_Format(PyExc_TypeError, "style_hidden, names_boilerplate and role_boilerplate must be callable");
     configured = 0;
     memset(tag_flags, 0, sizeof tag_flags);
     memset(kinds, 0, sizeof kinds);
@@ -1737,6 +1759,7 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
 
 /* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
 static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
+    if (refuse_while_walking() < 0) return NULL;
     if (store_words(arg, MAX_PATTERNS, patterns, pattern_len, &pattern_count, "words") < 0) return NULL;
     /* sort by first letter (insertion sort: a few dozen words), then index the runs */
     for (Py_ssize_t k = 1; k < pattern_count; k++) {
@@ -1762,6 +1785,7 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
     PyObject *points, *keys;
     if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &points, &PyTuple_Type, &keys))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
     head_configured = 0;
     memset(integration_point, 0, sizeof integration_point);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(points); i++) {
@@ -1891,6 +1915,10 @@ static PyObject *Document_new(PyTypeObject *type, PyObject *args, PyObject *kwar
         PyErr_SetString(PyExc_ValueError, "limits must be >= 0 (0: none)");
         goto fail;
     }
+    if (!(deadline >= 0.0) || isinf(deadline)) {
+        PyErr_SetString(PyExc_ValueError, "deadline must be a finite number of seconds >= 0 (0: none)");
+        goto fail;
+    }
     if ((doc = lxb_html_document_create()) == NULL ||
         lxb_html_document_parse_chunk_begin(doc) != LXB_STATUS_OK) {
         PyErr_NoMemory();
@@ -1971,7 +1999,12 @@ static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
     for (int k = 0; k < URL_KINDS; k++) {
         src->limits[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(limits, k));
         if (src->limits[k] == -1 && PyErr_Occurred()) goto done;
+        if (src->limits[k] < 0) {
+            PyErr_Format(PyExc_ValueError, "limits must be >= 0, got %zd", src->limits[k]);
+            goto done;
+        }
     }
+    if (refuse_while_walking() < 0) goto done;  /* (this walk calls no Python) */
     use_attr_ids(self->doc);
     lxnode *root = lxb_dom_document_root(&self->doc->dom_document);
     if ((src->objects = Py_BuildValue("[ON]", Py_None, PyUnicode_New(0, 0))) == NULL ||
@@ -2039,6 +2072,10 @@ static int url_name(PyObject *name) {
 static int url_entry_of(PyObject *attr, PyObject *kind, PyObject *form, PyObject *keep_empty, url_entry *e) {
     int name = url_name(attr);
     if (name < 0) return -1;
+    if (!PyUnicode_Check(kind)) {
+        PyErr_Format(PyExc_TypeError, "the kind of %R must be str", attr);
+        return -1;
+    }
     int k = 0;
     while (k < URL_KINDS && PyUnicode_Compare(kind_names[k], kind) != 0) k++;
     long f = PyLong_AsLong(form);
@@ -2062,6 +2099,7 @@ static PyObject *py_configure_urls(PyObject *self, PyObject *args) {
                           &PyTuple_Type, &global, &PyFrozenSet_Type, &keep_empty, &PyTuple_Type, &rels,
                           &PyTuple_Type, &js, &PyTuple_Type, &json))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
     urls_configured = 0;
     if (PyTuple_GET_SIZE(kinds_) != URL_KINDS)
         return PyErr_Format(PyExc_ValueError, "%d kinds expected", URL_KINDS);
@@ -2122,6 +2160,7 @@ static PyObject *py_configure_urls(PyObject *self, PyObject *args) {
 
 /* main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
  * article_min_share, prefix_chars) -> (blocks, visible length, visible prefix, in_container) */
+#define MAX_PREFIX_CHARS (1 << 30)  /* the visible prefix is kept as 4 bytes a character */
 static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
     int drop_tags, drop_hidden, prune_patterns, prefer_article;
     double max_share, article_min_share;
@@ -2130,14 +2169,23 @@ static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
                           &prefer_article, &max_share, &article_min_share, &prefix_chars))
         return NULL;
     if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    if (!(max_share >= 0.0 && max_share <= 1.0) || !(article_min_share >= 0.0 && article_min_share <= 1.0))
+        return PyErr_Format(PyExc_ValueError, "max_share and article_min_share must be in [0, 1]");
+    if (prefix_chars < 0 || prefix_chars > MAX_PREFIX_CHARS)
+        return PyErr_Format(PyExc_ValueError, "prefix_chars must be 0-%d, got %zd", MAX_PREFIX_CHARS,
+                            prefix_chars);
+    if (refuse_while_walking() < 0) return NULL;
     use_attr_ids(self->doc);
     lxnode *body = (lxnode *)lxb_html_document_body_element(self->doc);
     /* No body, or one the tree builder took out of the document (a frameset replaced it,
      * HTML Standard §13.2.6.4.7 "frameset" start tag): nothing of it is rendered. */
     if (body == NULL || body->parent == NULL)
         return Py_BuildValue("([]nsO)", (Py_ssize_t)0, "", Py_False);
-    return main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
-                        article_min_share, prefix_chars);
+    walking = 1;  /* (its tests call Python) */
+    PyObject *result = main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article,
+                                    max_share, article_min_share, prefix_chars);
+    walking = 0;
+    return result;
 }
 
 static PyMethodDef Document_methods[] = {

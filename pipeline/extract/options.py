@@ -140,6 +140,8 @@ class ExtractOptions:
                 raise ValueError(f"ExtractOptions.{name} must be > 0")
         if not 0 < self.prune_max_share <= 1:
             raise ValueError("ExtractOptions.prune_max_share must be in (0, 1]")
+        if not 0 <= self.article_min_share <= 1:
+            raise ValueError("ExtractOptions.article_min_share must be in [0, 1]")
         if not isinstance(self.max_links, LinkLimits):
             raise ValueError("ExtractOptions.max_links must be a LinkLimits")
         if self.max_pruned_elements < 0:
