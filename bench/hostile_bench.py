@@ -177,6 +177,46 @@ def _many_attributes() -> bytes:
     return _page_warc(b"<!doctype html><title>attrs</title>" + (element * 40).encode())
 
 
+def _one_tag_of_distinct_attributes() -> bytes:
+    element = "<div " + " ".join(f"a{k}" for k in range(160_000)) + ">text</div>"
+    return _page_warc(b"<!doctype html><title>attrs</title>" + element.encode())
+
+
+def _distinct_names() -> bytes:
+    # 300,000 distinct attribute names, 1,000 to a tag: each tag under the attribute limit
+    tags = "".join("<div " + " ".join(f"n{t * 1_000 + k}" for k in range(1_000)) + ">x</div>"
+                   for t in range(300))
+    return _page_warc(b"<!doctype html><title>names</title>" + tags.encode())
+
+
+def _colliding_names() -> bytes:
+    # 2,048 distinct names (the limit) that all fall in one bucket of Lexbor's name table
+    # (128 buckets), then 4 MiB of tags that use the last 500: the costliest page under it
+    names: list[bytes] = []
+    k = 0
+    while len(names) < 2_048:
+        name = b"d%06d" % k
+        k += 1
+        if _lexbor_name_hash(name) % 128 == 5:
+            names.append(name)
+    define = b"".join(b"<i " + b" ".join(names[i:i + 500]) + b"></i>" for i in range(0, len(names), 500))
+    tag = b"<i " + b" ".join(names[-500:]) + b"></i>"
+    body = define + tag * ((4 << 20) // len(tag))
+    return _page_warc(b"<!doctype html><title>names</title>" + body[: (4 << 20) - 64])
+
+
+def _lexbor_name_hash(name: bytes) -> int:
+    """lexbor_hash_make_id_lower (Lexbor's core/hash.c), for ASCII lowercase names."""
+    x = 0
+    for c in name:
+        x = (x + c) & 0xFFFFFFFF
+        x = (x + (x << 10)) & 0xFFFFFFFF
+        x ^= x >> 6
+    x = (x + (x << 3)) & 0xFFFFFFFF
+    x ^= x >> 11
+    return (x + (x << 15)) & 0xFFFFFFFF
+
+
 def _srcset() -> bytes:
     imgs = "".join(f'<img src="/i/{k}.jpg" srcset="/i/{k}.jpg 1x, /i/{k}@2x.jpg 2x, '
                    f'/i/{k}@3x.jpg 3x" alt="{k}">' for k in range(100_000))
@@ -258,6 +298,11 @@ INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]]
     "metadata JSON nested 100,000 deep": ("deep-metadata.warc.gz", 4, _deep_metadata),
     "200,000 unclosed mixed-case tags": ("nested-tags.warc.gz", 3, _nested_mixed_case),
     "40 elements x 5,000 attributes": ("many-attributes.warc.gz", 3, _many_attributes),
+    "one start tag of 160,000 distinct attributes": ("one-tag-attributes.warc.gz", 3,
+                                                     _one_tag_of_distinct_attributes),
+    "300,000 distinct attribute names, 1,000 to a tag": ("distinct-names.warc.gz", 3, _distinct_names),
+    "2,048 names in one hash bucket, 4 MiB of tags using them": (
+        "colliding-names.warc.gz", 3, _colliding_names),
     "100,000 srcset attribute values": ("srcset.warc.gz", 3, _srcset),
     "5 MB inline script": ("inline-script.warc.gz", 3, _inline_script),
     "4,000 comments in the `<head>`, then 10 MB of text": ("comments.warc.gz", 3, _comments_in_head),

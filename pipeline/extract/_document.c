@@ -40,6 +40,8 @@
 #endif
 
 #include <lexbor/core/base.h>
+#include <lexbor/core/dobject.h>
+#include <lexbor/core/hash.h>
 #include <lexbor/dom/interfaces/attr.h>
 #include <lexbor/dom/interfaces/character_data.h>
 #include <lexbor/dom/interfaces/document.h>
@@ -1803,14 +1805,27 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
 
 static PyObject *ParseLimitError;  /* _document.ParseLimitError(code, message) */
 
-enum { STOP_NONE, STOP_DEPTH, STOP_ATTRIBUTES, STOP_TIME };
+enum { STOP_NONE, STOP_DEPTH, STOP_ATTRIBUTES, STOP_NAMES, STOP_TIME };
+
+/* The parse is fed PARSE_PIECE bytes at a time, and the limits are checked after each
+ * piece as well as at each token: the tokenizer's own work before it emits a token is
+ * unbounded by the token-level checks (it compares each attribute of a start tag with the
+ * ones before it, and looks each name up in the document's name tables, whose chains grow
+ * with the distinct names: 160,000 distinct attributes on one start tag took 10-50 s before
+ * the guard saw the tag). So the work between two checks is that of one piece: at most
+ * max_attributes plus a piece's attributes on a tag, and max_names plus a piece's names in
+ * the tables. Lexbor's chunked parse gives the tree of a whole one (the tests compare). */
+#ifndef PARSE_PIECE  /* (a build may set it: the tests' builds compare sizes) */
+#define PARSE_PIECE (8 << 10)
+#endif
 
 /* What the guard sits between: the tokenizer's callback into the tree builder. */
 typedef struct {
     lxb_html_tokenizer_token_f tree_callback;
     void *tree_ctx;
     lxb_html_tree_t *tree;
-    size_t max_depth, max_attributes, tokens;
+    lexbor_hash_t *attr_names, *tag_names;  /* the document's tables of names outside Lexbor's */
+    size_t max_depth, max_attributes, max_names, tokens;
     double deadline;  /* thread CPU seconds; 0: none */
     double wall_due;  /* monotonic seconds before which the deadline cannot have passed */
     int stop;
@@ -1836,22 +1851,39 @@ static int past_deadline(guard_t *g) {
     return 0;
 }
 
+/* Whether `token` (emitted, or still being read) carries more than max_attributes. */
+static int over_attributes(const guard_t *g, const lxb_html_token_t *token) {
+    if (!g->max_attributes || token == NULL) return 0;
+    size_t count = 0;
+    for (const lxb_html_token_attr_t *a = token->attr_first; a != NULL; a = a->next)
+        if (++count > g->max_attributes) return 1;
+    return 0;
+}
+
+/* Whether the document holds more than max_names distinct tag and attribute names outside
+ * Lexbor's static tables (custom elements, data-*, any invented name). */
+static int over_names(const guard_t *g) {
+    return g->max_names && lexbor_dobject_allocated(g->attr_names->entries) +
+                                   lexbor_dobject_allocated(g->tag_names->entries) > g->max_names;
+}
+
 /* Between the tokenizer and the tree builder (HTML Standard §13.2.5: "When a token is
  * emitted, it must immediately be handled by the tree construction stage"): refuse a
  * start tag with too many attributes before the tree builder appends them one by one,
- * and stop once the stack of open elements is deeper than the limit or the deadline has
- * passed (checked every 256 tokens). */
+ * and stop once the stack of open elements is deeper than the limit, the document's names
+ * are too many, or the deadline has passed (checked every 256 tokens, and after each piece
+ * of input: guard_piece). */
 static lxb_html_token_t *guard_token(lxb_html_tokenizer_t *tkz, lxb_html_token_t *token, void *ctx) {
     guard_t *g = ctx;
-    if (g->max_attributes) {
-        size_t count = 0;
-        for (const lxb_html_token_attr_t *a = token->attr_first; a != NULL; a = a->next) {
-            if (++count > g->max_attributes) {
-                g->stop = STOP_ATTRIBUTES;
-                tkz->status = LXB_STATUS_ABORTED;
-                return NULL;
-            }
-        }
+    if (over_attributes(g, token)) {
+        g->stop = STOP_ATTRIBUTES;
+        tkz->status = LXB_STATUS_ABORTED;
+        return NULL;
+    }
+    if (over_names(g)) {
+        g->stop = STOP_NAMES;
+        tkz->status = LXB_STATUS_ABORTED;
+        return NULL;
     }
     token = g->tree_callback(tkz, token, g->tree_ctx);
     if (token == NULL) return NULL;
@@ -1864,6 +1896,13 @@ static lxb_html_token_t *guard_token(lxb_html_tokenizer_t *tkz, lxb_html_token_t
     }
     tkz->status = LXB_STATUS_ABORTED;
     return NULL;
+}
+
+/* After a piece of input: the same limits, on the tag the tokenizer is still reading too. */
+static void guard_piece(guard_t *g, lxb_html_tokenizer_t *tkz) {
+    if (over_attributes(g, tkz->token)) g->stop = STOP_ATTRIBUTES;
+    else if (over_names(g)) g->stop = STOP_NAMES;
+    else if (g->deadline > 0 && past_deadline(g)) g->stop = STOP_TIME;
 }
 
 typedef struct {
@@ -1889,6 +1928,10 @@ static PyObject *stop_error(const guard_t *g) {
         exc = Py_BuildValue("(sN)", "too-many-attributes", PyUnicode_FromFormat(
             "a start tag with more than %zu attributes", g->max_attributes));
         break;
+    case STOP_NAMES:
+        exc = Py_BuildValue("(sN)", "too-many-names", PyUnicode_FromFormat(
+            "more than %zu distinct tag and attribute names", g->max_names));
+        break;
     default:
         exc = Py_BuildValue("(ss)", "time-budget", "the parse passed the deadline");
     }
@@ -1899,19 +1942,19 @@ static PyObject *stop_error(const guard_t *g) {
     return NULL;
 }
 
-/* Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0) */
+/* Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0, max_names=0) */
 static PyObject *Document_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"data", "max_depth", "max_attributes", "deadline", NULL};
+    static char *keywords[] = {"data", "max_depth", "max_attributes", "deadline", "max_names", NULL};
     Py_buffer in;
-    Py_ssize_t max_depth = 0, max_attributes = 0;
+    Py_ssize_t max_depth = 0, max_attributes = 0, max_names = 0;
     double deadline = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|nnd", keywords, &in, &max_depth,
-                                     &max_attributes, &deadline))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|nndn", keywords, &in, &max_depth,
+                                     &max_attributes, &deadline, &max_names))
         return NULL;
     DocumentObject *self = NULL;
     guard_t g = {0};
     lxb_html_document_t *doc = NULL;
-    if (max_depth < 0 || max_attributes < 0) {
+    if (max_depth < 0 || max_attributes < 0 || max_names < 0) {
         PyErr_SetString(PyExc_ValueError, "limits must be >= 0 (0: none)");
         goto fail;
     }
@@ -1929,12 +1972,24 @@ static PyObject *Document_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     g.tree_callback = tkz->callback_token_done;
     g.tree_ctx = tkz->callback_token_ctx;
     g.tree = parser->tree;
+    g.attr_names = doc->dom_document.attrs;
+    g.tag_names = doc->dom_document.tags;
     g.max_depth = (size_t)max_depth;
     g.max_attributes = (size_t)max_attributes;
+    g.max_names = (size_t)max_names;
     g.deadline = deadline;
     lxb_html_tokenizer_callback_token_done_set(tkz, guard_token, &g);
-    lxb_status_t status = lxb_html_document_parse_chunk(doc, in.buf, (size_t)in.len);
-    if (status == LXB_STATUS_OK) status = lxb_html_document_parse_chunk_end(doc);
+    lxb_status_t status = LXB_STATUS_OK;
+    const lxb_char_t *data = in.buf;
+    size_t left = (size_t)in.len;
+    while (left > 0 && status == LXB_STATUS_OK && g.stop == STOP_NONE) {
+        size_t piece = left < PARSE_PIECE ? left : PARSE_PIECE;
+        status = lxb_html_document_parse_chunk(doc, data, piece);
+        data += piece;
+        left -= piece;
+        if (status == LXB_STATUS_OK && g.stop == STOP_NONE) guard_piece(&g, tkz);
+    }
+    if (status == LXB_STATUS_OK && g.stop == STOP_NONE) status = lxb_html_document_parse_chunk_end(doc);
     /* the guard lives on this stack: the tokenizer must never call it again */
     lxb_html_tokenizer_callback_token_done_set(tkz, g.tree_callback, g.tree_ctx);
     if (g.stop != STOP_NONE) {
@@ -2202,9 +2257,9 @@ static PyMethodDef Document_methods[] = {
 static PyTypeObject DocumentType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pipeline.extract._document.Document",
-    .tp_doc = "Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0): UTF-8 "
-              "parsed by Lexbor as an HTML document, the parse stopped (ParseLimitError) past "
-              "a limit (0: none) or the thread CPU deadline",
+    .tp_doc = "Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0, max_names=0): "
+              "UTF-8 parsed by Lexbor as an HTML document, the parse stopped (ParseLimitError) "
+              "past a limit (0: none) or the thread CPU deadline",
     .tp_basicsize = sizeof(DocumentObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = Document_new,
