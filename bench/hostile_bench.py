@@ -279,6 +279,27 @@ def _parquet_bodies(path: Path, plain: bool = False) -> None:
                    path, compression="zstd", use_dictionary=not plain)
 
 
+def _parquet_row_groups(path: Path) -> None:
+    """200,000 one-row row groups: a 44 MB footer that Arrow parses whole before any row."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = 200_000
+    pq.write_table(pa.table({"url": [f"http://a.test/{i}" for i in range(rows)],
+                             "body": [b"<p>x</p>"] * rows}), path, row_group_size=1, compression="zstd")
+
+
+def _parquet_header_map(path: Path) -> None:
+    """A header map of 1,000,000 fields on the first of two rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    headers = pa.array([[(f"x-h{i}", f"v{i}") for i in range(1_000_000)], [("content-type", "text/html")]],
+                       pa.map_(pa.string(), pa.string()))
+    pq.write_table(pa.table({"url": ["http://a.test/0", "http://a.test/1"], "body": [NORMAL] * 2,
+                             "headers": headers}), path, compression="zstd")
+
+
 #: name -> (file name, records in it, builder: bytes, or writes the path itself).
 INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]] = {
     "1 GiB WARC header line (gzip member)": ("long-warc-line.warc.gz", 3, _long_warc_header_line),
@@ -287,6 +308,8 @@ INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]]
     "Parquet, 64 x 24 MiB bodies": ("bodies.parquet", 64, _parquet_bodies),
     "Parquet, one 1.5 GiB page (64 x 24 MiB, plain)": (
         "plain-page.parquet", 64, lambda path: _parquet_bodies(path, plain=True)),
+    "Parquet, 200,000 one-row row groups": ("row-groups.parquet", 200_000, _parquet_row_groups),
+    "Parquet, a header map of 1,000,000 fields": ("header-map.parquet", 2, _parquet_header_map),
     "gzip bomb (1 GiB of zeros)": ("bomb-gzip.warc.gz", 3, lambda: _bomb("gzip")),
     "deflate bomb (1 GiB)": ("bomb-deflate.warc.gz", 3, lambda: _bomb("deflate")),
     "br bomb (1 GiB)": ("bomb-br.warc.gz", 3, lambda: _bomb("br")),
