@@ -225,7 +225,6 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
         over = _metadata_over(facts)
         if over is None:
             pf = pq.ParquetFile(fileobj if fileobj is not None else path,
-                                thrift_string_size_limit=MAX_FOOTER,
                                 thrift_container_size_limit=MAX_COLUMN_CHUNKS)
             present = set(pf.schema_arrow.names)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds on bad files
