@@ -222,16 +222,16 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
         else:
             with open(path, "rb") as fh:
                 facts = read_footer_facts(fh)
-        over = _metadata_over(facts)
-        if over is None:
+        too_large = _metadata_over(facts)
+        if too_large is None:
             pf = pq.ParquetFile(fileobj if fileobj is not None else path,
                                 thrift_container_size_limit=MAX_COLUMN_CHUNKS)
             present = set(pf.schema_arrow.names)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds on bad files
         yield RecordError("source", "source-unreadable-file", f"{type(exc).__name__}: {exc}", path)
         return
-    if over is not None:
-        yield from _metadata_too_large(path, facts, over)
+    if too_large is not None:
+        yield from _metadata_too_large(path, facts, too_large)
         return
     missing = [names[k] for k in REQUIRED if names[k] not in present]
     if missing:
