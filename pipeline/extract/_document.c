@@ -31,6 +31,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -39,6 +40,8 @@
 #endif
 
 #include <lexbor/core/base.h>
+#include <lexbor/core/dobject.h>
+#include <lexbor/core/hash.h>
 #include <lexbor/dom/interfaces/attr.h>
 #include <lexbor/dom/interfaces/character_data.h>
 #include <lexbor/dom/interfaces/document.h>
@@ -65,6 +68,17 @@ typedef lxb_dom_attr_t lxattr;
 #define NODE_TEXT LXB_DOM_NODE_TYPE_TEXT
 
 /* ---- configuration (set once from Python) ------------------------------------- */
+
+/* A walk is running (facts, main_text): the Python tests it calls could call back into
+ * this module, which must then neither change the tables the walk reads nor start another
+ * walk (the attribute ids of use_attr_ids are the document's being walked). */
+static int walking;
+
+static int refuse_while_walking(void) {
+    if (!walking) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "_document is walking a document: not from inside a walk");
+    return -1;
+}
 
 enum {
     F_INVISIBLE = 1 << 0,
@@ -947,7 +961,9 @@ static int call_test(PyObject *fn, const lxstr *value) {
     PyObject *arg = PyUnicode_DecodeUTF8((const char *)value->data, (Py_ssize_t)value->length,
                                          "replace");
     if (arg == NULL) return -1;
+    Py_INCREF(fn);  /* (held through the call, whatever the call does) */
     PyObject *res = PyObject_CallOneArg(fn, arg);
+    Py_DECREF(fn);
     Py_DECREF(arg);
     if (res == NULL) return -1;
     int truth = PyObject_IsTrue(res);
@@ -1818,8 +1834,13 @@ static int fill_table(PyObject *mapping, unsigned char *table, int as_flag) {
     Py_ssize_t pos = 0;
     while (PyDict_Next(mapping, &pos, &key, &value)) {
         long id = static_tag_id(key);
+        if (id < 0) return -1;
         long v = PyLong_AsLong(value);
-        if (id < 0 || (v == -1 && PyErr_Occurred())) return -1;
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < 0 || v > 255) {
+            PyErr_Format(PyExc_ValueError, "the value of %R must be 0-255", key);
+            return -1;
+        }
         table[id] = as_flag ? (unsigned char)(table[id] | v) : (unsigned char)v;
     }
     return 0;
@@ -1830,6 +1851,9 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!O!OOO", &PyDict_Type, &flags, &PyDict_Type, &kind,
                           &PyDict_Type, &container_kind, &style_fn, &names_fn, &role_fn))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
+    if (!PyCallable_Check(style_fn) || !PyCallable_Check(names_fn) || !PyCallable_Check(role_fn))
+        return PyErr_Format(PyExc_TypeError, "style_hidden, names_boilerplate and role_boilerplate must be callable");
     configured = 0;
     memset(tag_flags, 0, sizeof tag_flags);
     memset(kinds, 0, sizeof kinds);
@@ -1879,6 +1903,7 @@ static int store_wordset(PyObject *tuple, wordset_t *ws, const char *what) {
 static PyObject *py_configure_patterns(PyObject *self, PyObject *args) {
     PyObject *words, *comments, *content, *fn;
     if (!PyArg_ParseTuple(args, "OOOO", &words, &comments, &content, &fn)) return NULL;
+    if (refuse_while_walking() < 0) return NULL;
     if (!PyCallable_Check(fn)) return PyErr_Format(PyExc_TypeError, "comment_names must be callable");
     if (store_wordset(words, &boilerplate_words, "words") < 0 ||
         store_wordset(comments, &comment_words, "comment words") < 0 ||
@@ -1894,6 +1919,7 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
     PyObject *points, *keys;
     if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &points, &PyTuple_Type, &keys))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
     head_configured = 0;
     memset(integration_point, 0, sizeof integration_point);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(points); i++) {
@@ -1911,14 +1937,26 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
 
 static PyObject *ParseLimitError;  /* _document.ParseLimitError(code, message) */
 
-enum { STOP_NONE, STOP_DEPTH, STOP_ATTRIBUTES, STOP_TIME };
+enum { STOP_NONE, STOP_DEPTH, STOP_ATTRIBUTES, STOP_NAMES, STOP_TIME };
+
+/* The parse is fed PARSE_PIECE bytes at a time, and the limits are checked after each
+ * piece as well as at each token: the tokenizer's own work before it emits a token is
+ * unbounded by the token-level checks (it compares each attribute of a start tag with the
+ * ones before it, and looks each name up in the document's name tables, whose chains grow
+ * with the distinct names: 160,000 distinct attributes on one start tag took 10-50 s before
+ * the guard saw the tag). So the work between two checks is that of one piece: at most
+ * max_attributes plus a piece's attributes on a tag, and max_names plus a piece's names in
+ * the tables. Lexbor's chunked parse builds the tree a whole one does (docs/extract.md: 892
+ * documents compared fed whole, in these pieces, in 61-byte pieces and a byte at a time). */
+#define PARSE_PIECE (8 << 10)
 
 /* What the guard sits between: the tokenizer's callback into the tree builder. */
 typedef struct {
     lxb_html_tokenizer_token_f tree_callback;
     void *tree_ctx;
     lxb_html_tree_t *tree;
-    size_t max_depth, max_attributes, tokens;
+    lexbor_hash_t *attr_names, *tag_names;  /* the document's tables of names outside Lexbor's */
+    size_t max_depth, max_attributes, max_names, tokens;
     double deadline;  /* thread CPU seconds; 0: none */
     double wall_due;  /* monotonic seconds before which the deadline cannot have passed */
     int stop;
@@ -1944,22 +1982,39 @@ static int past_deadline(guard_t *g) {
     return 0;
 }
 
+/* Whether `token` (emitted, or still being read) carries more than max_attributes. */
+static int over_attributes(const guard_t *g, const lxb_html_token_t *token) {
+    if (!g->max_attributes || token == NULL) return 0;
+    size_t count = 0;
+    for (const lxb_html_token_attr_t *a = token->attr_first; a != NULL; a = a->next)
+        if (++count > g->max_attributes) return 1;
+    return 0;
+}
+
+/* Whether the document holds more than max_names distinct tag and attribute names outside
+ * Lexbor's static tables (custom elements, data-*, any invented name). */
+static int over_names(const guard_t *g) {
+    return g->max_names && lexbor_dobject_allocated(g->attr_names->entries) +
+                                   lexbor_dobject_allocated(g->tag_names->entries) > g->max_names;
+}
+
 /* Between the tokenizer and the tree builder (HTML Standard §13.2.5: "When a token is
  * emitted, it must immediately be handled by the tree construction stage"): refuse a
  * start tag with too many attributes before the tree builder appends them one by one,
- * and stop once the stack of open elements is deeper than the limit or the deadline has
- * passed (checked every 256 tokens). */
+ * and stop once the stack of open elements is deeper than the limit, the document's names
+ * are too many, or the deadline has passed (checked every 256 tokens, and after each piece
+ * of input: guard_piece). */
 static lxb_html_token_t *guard_token(lxb_html_tokenizer_t *tkz, lxb_html_token_t *token, void *ctx) {
     guard_t *g = ctx;
-    if (g->max_attributes) {
-        size_t count = 0;
-        for (const lxb_html_token_attr_t *a = token->attr_first; a != NULL; a = a->next) {
-            if (++count > g->max_attributes) {
-                g->stop = STOP_ATTRIBUTES;
-                tkz->status = LXB_STATUS_ABORTED;
-                return NULL;
-            }
-        }
+    if (over_attributes(g, token)) {
+        g->stop = STOP_ATTRIBUTES;
+        tkz->status = LXB_STATUS_ABORTED;
+        return NULL;
+    }
+    if (over_names(g)) {
+        g->stop = STOP_NAMES;
+        tkz->status = LXB_STATUS_ABORTED;
+        return NULL;
     }
     token = g->tree_callback(tkz, token, g->tree_ctx);
     if (token == NULL) return NULL;
@@ -1972,6 +2027,13 @@ static lxb_html_token_t *guard_token(lxb_html_tokenizer_t *tkz, lxb_html_token_t
     }
     tkz->status = LXB_STATUS_ABORTED;
     return NULL;
+}
+
+/* After a piece of input: the same limits, on the tag the tokenizer is still reading too. */
+static void guard_piece(guard_t *g, lxb_html_tokenizer_t *tkz) {
+    if (over_attributes(g, tkz->token)) g->stop = STOP_ATTRIBUTES;
+    else if (over_names(g)) g->stop = STOP_NAMES;
+    else if (g->deadline > 0 && past_deadline(g)) g->stop = STOP_TIME;
 }
 
 typedef struct {
@@ -1997,6 +2059,10 @@ static PyObject *stop_error(const guard_t *g) {
         exc = Py_BuildValue("(sN)", "too-many-attributes", PyUnicode_FromFormat(
             "a start tag with more than %zu attributes", g->max_attributes));
         break;
+    case STOP_NAMES:
+        exc = Py_BuildValue("(sN)", "too-many-names", PyUnicode_FromFormat(
+            "more than %zu distinct tag and attribute names", g->max_names));
+        break;
     default:
         exc = Py_BuildValue("(ss)", "time-budget", "the parse passed the deadline");
     }
@@ -2007,20 +2073,24 @@ static PyObject *stop_error(const guard_t *g) {
     return NULL;
 }
 
-/* Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0) */
+/* Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0, max_names=0) */
 static PyObject *Document_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"data", "max_depth", "max_attributes", "deadline", NULL};
+    static char *keywords[] = {"data", "max_depth", "max_attributes", "deadline", "max_names", NULL};
     Py_buffer in;
-    Py_ssize_t max_depth = 0, max_attributes = 0;
+    Py_ssize_t max_depth = 0, max_attributes = 0, max_names = 0;
     double deadline = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|nnd", keywords, &in, &max_depth,
-                                     &max_attributes, &deadline))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|nndn", keywords, &in, &max_depth,
+                                     &max_attributes, &deadline, &max_names))
         return NULL;
     DocumentObject *self = NULL;
     guard_t g = {0};
     lxb_html_document_t *doc = NULL;
-    if (max_depth < 0 || max_attributes < 0) {
+    if (max_depth < 0 || max_attributes < 0 || max_names < 0) {
         PyErr_SetString(PyExc_ValueError, "limits must be >= 0 (0: none)");
+        goto fail;
+    }
+    if (!(deadline >= 0.0) || isinf(deadline)) {
+        PyErr_SetString(PyExc_ValueError, "deadline must be a finite number of seconds >= 0 (0: none)");
         goto fail;
     }
     if ((doc = lxb_html_document_create()) == NULL ||
@@ -2033,12 +2103,24 @@ static PyObject *Document_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     g.tree_callback = tkz->callback_token_done;
     g.tree_ctx = tkz->callback_token_ctx;
     g.tree = parser->tree;
+    g.attr_names = doc->dom_document.attrs;
+    g.tag_names = doc->dom_document.tags;
     g.max_depth = (size_t)max_depth;
     g.max_attributes = (size_t)max_attributes;
+    g.max_names = (size_t)max_names;
     g.deadline = deadline;
     lxb_html_tokenizer_callback_token_done_set(tkz, guard_token, &g);
-    lxb_status_t status = lxb_html_document_parse_chunk(doc, in.buf, (size_t)in.len);
-    if (status == LXB_STATUS_OK) status = lxb_html_document_parse_chunk_end(doc);
+    lxb_status_t status = LXB_STATUS_OK;
+    const lxb_char_t *data = in.buf;
+    size_t left = (size_t)in.len;
+    while (left > 0 && status == LXB_STATUS_OK && g.stop == STOP_NONE) {
+        size_t piece = left < PARSE_PIECE ? left : PARSE_PIECE;
+        status = lxb_html_document_parse_chunk(doc, data, piece);
+        data += piece;
+        left -= piece;
+        if (status == LXB_STATUS_OK && g.stop == STOP_NONE) guard_piece(&g, tkz);
+    }
+    if (status == LXB_STATUS_OK && g.stop == STOP_NONE) status = lxb_html_document_parse_chunk_end(doc);
     /* the guard lives on this stack: the tokenizer must never call it again */
     lxb_html_tokenizer_callback_token_done_set(tkz, g.tree_callback, g.tree_ctx);
     if (g.stop != STOP_NONE) {
@@ -2103,7 +2185,12 @@ static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
     for (int k = 0; k < URL_KINDS; k++) {
         src->limits[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(limits, k));
         if (src->limits[k] == -1 && PyErr_Occurred()) goto done;
+        if (src->limits[k] < 0) {
+            PyErr_Format(PyExc_ValueError, "limits must be >= 0, got %zd", src->limits[k]);
+            goto done;
+        }
     }
+    if (refuse_while_walking() < 0) goto done;  /* (this walk calls no Python) */
     use_attr_ids(self->doc);
     lxnode *root = lxb_dom_document_root(&self->doc->dom_document);
     if ((src->objects = Py_BuildValue("[ON]", Py_None, PyUnicode_New(0, 0))) == NULL ||
@@ -2171,6 +2258,10 @@ static int url_name(PyObject *name) {
 static int url_entry_of(PyObject *attr, PyObject *kind, PyObject *form, PyObject *keep_empty, url_entry *e) {
     int name = url_name(attr);
     if (name < 0) return -1;
+    if (!PyUnicode_Check(kind)) {
+        PyErr_Format(PyExc_TypeError, "the kind of %R must be str", attr);
+        return -1;
+    }
     int k = 0;
     while (k < URL_KINDS && PyUnicode_Compare(kind_names[k], kind) != 0) k++;
     long f = PyLong_AsLong(form);
@@ -2194,6 +2285,7 @@ static PyObject *py_configure_urls(PyObject *self, PyObject *args) {
                           &PyTuple_Type, &global, &PyFrozenSet_Type, &keep_empty, &PyTuple_Type, &rels,
                           &PyTuple_Type, &js, &PyTuple_Type, &json))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
     urls_configured = 0;
     if (PyTuple_GET_SIZE(kinds_) != URL_KINDS)
         return PyErr_Format(PyExc_ValueError, "%d kinds expected", URL_KINDS);
@@ -2255,6 +2347,7 @@ static PyObject *py_configure_urls(PyObject *self, PyObject *args) {
 /* main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
  * article_min_share, comments, comment_max_share, prefix_chars) -> (blocks, visible length,
  * visible prefix, in_container, comment blocks) */
+#define MAX_PREFIX_CHARS (1 << 30)  /* the visible prefix is kept as 4 bytes a character */
 static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
     int drop_tags, drop_hidden, prune_patterns, prefer_article, comments;
     double max_share, article_min_share, comment_max_share;
@@ -2265,17 +2358,26 @@ static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
         return NULL;
     /* (NaN fails every comparison: refused like the other ranges) */
     if (!(max_share > 0.0 && max_share <= 1.0) || !(article_min_share >= 0.0 && article_min_share <= 1.0) ||
-        !(comment_max_share > 0.0 && comment_max_share <= 1.0) || prefix_chars < 0)
-        return PyErr_Format(PyExc_ValueError, "main_text: shares in (0, 1], prefix_chars >= 0");
+        !(comment_max_share > 0.0 && comment_max_share <= 1.0))
+        return PyErr_Format(PyExc_ValueError, "main_text: max_share and comment_max_share in (0, 1], "
+                            "article_min_share in [0, 1]");
     if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    if (prefix_chars < 0 || prefix_chars > MAX_PREFIX_CHARS)
+        return PyErr_Format(PyExc_ValueError, "prefix_chars must be 0-%d, got %zd", MAX_PREFIX_CHARS,
+                            prefix_chars);
+    if (refuse_while_walking() < 0) return NULL;
     use_attr_ids(self->doc);
     lxnode *body = (lxnode *)lxb_html_document_body_element(self->doc);
     /* No body, or one the tree builder took out of the document (a frameset replaced it,
      * HTML Standard §13.2.6.4.7 "frameset" start tag): nothing of it is rendered. */
     if (body == NULL || body->parent == NULL)
         return Py_BuildValue("([]nsO[])", (Py_ssize_t)0, "", Py_False);
-    return main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
-                        article_min_share, comments, comment_max_share, prefix_chars);
+    walking = 1;  /* (its tests call Python) */
+    PyObject *result = main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article,
+                                    max_share, article_min_share, comments, comment_max_share,
+                                    prefix_chars);
+    walking = 0;
+    return result;
 }
 
 static PyMethodDef Document_methods[] = {
@@ -2293,9 +2395,9 @@ static PyMethodDef Document_methods[] = {
 static PyTypeObject DocumentType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pipeline.extract._document.Document",
-    .tp_doc = "Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0): UTF-8 "
-              "parsed by Lexbor as an HTML document, the parse stopped (ParseLimitError) past "
-              "a limit (0: none) or the thread CPU deadline",
+    .tp_doc = "Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0, max_names=0): "
+              "UTF-8 parsed by Lexbor as an HTML document, the parse stopped (ParseLimitError) "
+              "past a limit (0: none) or the thread CPU deadline",
     .tp_basicsize = sizeof(DocumentObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = Document_new,

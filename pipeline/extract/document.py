@@ -198,12 +198,13 @@ def parser_input(text: str, utf8: bytes | None, limit: int) -> tuple[bytes, str 
                   f"(max_parse_bytes = {limit:,})")
 
 
-def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: float) -> Any:
+def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: float,
+          max_names: int = 0) -> Any:
     """The compiled core's :class:`Document` for the UTF-8 ``data``; raises
     :class:`ExtractionLimit` when the parse passes a limit or the thread CPU ``deadline``
     (``time.thread_time()`` seconds; 0: none)."""
     try:
-        return _document.Document(data, max_open_elements, max_attributes, deadline)
+        return _document.Document(data, max_open_elements, max_attributes, deadline, max_names)
     except _document.ParseLimitError as exc:
         code, message = exc.args
         raise ExtractionLimit(code, message) from None

@@ -98,7 +98,8 @@ def extract(
     candidates: list[LinkCandidate] = []
     try:
         if fast:  # the compiled core: the same results (tests/unit/test_document.py), faster
-            tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
+            tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline,
+                                  options.max_names)
             if PACKED:  # (the candidates stay packed until the links are made)
                 elements, packed, dropped, refresh, facts = document.packed_facts(tree, limits)
             else:

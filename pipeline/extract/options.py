@@ -102,7 +102,12 @@ class ExtractOptions:
       (Chromium's parser stops nesting at 512; the deepest tree of the 181 benchmark pages
       is 51 elements deep).
     - ``max_attributes``: attributes on one start tag.
-    - ``time_budget``: CPU seconds for one document's extraction, parse included (0: none).
+    - ``max_names``: distinct tag and attribute names in one document outside Lexbor's own
+      tables (custom elements, ``data-*``, invented names): the parser looks each name up in
+      a table whose chains grow with them (the 1,378 pages of the conformance corpora hold
+      at most 114; 2,048 names chosen to collide cost 4 MiB of such tags ~5 s).
+    - ``time_budget``: CPU seconds for one document's extraction, parse included (0: none),
+      checked after every 8 KiB of the parse's input and every 256 tokens.
 
     A limit that cuts a document (its fields come from the part read, and ``Extracted.errors``
     says so): ``max_parse_bytes``, the UTF-8 bytes of the document the parser reads (4 MiB:
@@ -138,6 +143,7 @@ class ExtractOptions:
     detect_language: bool = True
     max_open_elements: int = 1_024
     max_attributes: int = 1_024
+    max_names: int = 2_048
     time_budget: float = 10.0
     max_parse_bytes: int = 4 * 2**20
 
@@ -162,7 +168,7 @@ class ExtractOptions:
             raise ValueError("ExtractOptions.max_links must be a LinkLimits")
         if self.max_pruned_elements < 0:
             raise ValueError("ExtractOptions.max_pruned_elements must be >= 0")
-        for name in ("max_open_elements", "max_attributes"):
+        for name in ("max_open_elements", "max_attributes", "max_names"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ExtractOptions.{name} must be >= 1")
         if self.max_parse_bytes < 0:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePath
@@ -175,16 +175,20 @@ def _error_type(exc: BaseException, caps: _Caps) -> ErrorType:
     return "source-read-failed"
 
 
-def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *,
-                  resyncing: bool = False) -> Iterator[_Parsed | _Broken]:
+def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *, resyncing: bool = False,
+                  member_start: Callable[[int, int], int | None] | None = None,
+                  ) -> Iterator[_Parsed | _Broken]:
     """Records from ``src`` until it ends.
 
     After a :class:`_Broken` record the stream is searched, line by line, for the next line
     that starts a record (``WARC/x.y`` or, in an ARC file, a plausible URL line), and
     reading goes on from there; the bytes skipped belong to the broken record's error.
-    ``resyncing`` starts in that search. A corrupt compressed stream (``source-gzip-corrupt``)
-    ends the iteration, and so does a record whose block ran to the end of the stream
-    (``rescan_from`` set): the caller resynchronizes on the file.
+    ``resyncing`` starts in that search. A member start is a line start too:
+    ``member_start(lo, hi)`` gives the first one strictly inside ``[lo, hi)`` of the
+    stream (a compressed file's), so a record in the member after junk without a line break
+    is found, not swallowed by the junk's last line. A corrupt compressed stream (``source-gzip-corrupt``) ends the iteration, and
+    so does a record whose block ran to the end of the stream (``rescan_from`` set): the
+    caller resynchronizes on the file.
     """
     at_line_start = True
     lead = -1
@@ -197,11 +201,19 @@ def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *,
             return
         if not line:
             return
+        # A line that is no record line ends at a member start inside it: the next line
+        # starts there (junk without a line break must not hide the record after it).
+        cut = False
+        if member_start is not None and line.strip():
+            inside = member_start(start, start + len(line))
+            if inside is not None and not (WARC_LINE.match(line) or _plausible_arc_line(line)):
+                src.push_back(line[inside - start :])
+                line, cut = line[: inside - start], True
         if resyncing:
             starts_record = at_line_start and (
                 WARC_LINE.match(line) is not None
                 or (fmt.known == "arc" and _plausible_arc_line(line)))
-            at_line_start = line.endswith(b"\n")
+            at_line_start = cut or line.endswith(b"\n")
             if not starts_record:
                 continue
             resyncing = False
@@ -216,7 +228,7 @@ def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *,
             item: _Parsed | _Broken = _Broken(
                 start, kind, f"a line of over {caps.max_header} bytes: {line[:80]!r}")
             yield item
-            resyncing, at_line_start = True, False
+            resyncing, at_line_start = True, cut
             continue
         item = _read_one(src, line, start, fmt, caps)
         if isinstance(item, _Parsed):
@@ -547,7 +559,8 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, co
         truncation = "gzip" if (last and chain.truncated) else "length"
         return _to_raw(p, name, offset, length, in_member, truncation)
 
-    for item in _read_records(src, fmt, caps, resyncing=skip > 0 and not exact):
+    for item in _read_records(src, fmt, caps, resyncing=skip > 0 and not exact,
+                              member_start=chain.start_inside):
         if isinstance(item, _Broken):
             corrupt = item.error_type == caps.corrupt
             bad = chain.current if corrupt else chain.member_at(item.start)[1]

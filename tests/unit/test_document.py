@@ -251,6 +251,53 @@ def test_the_cpu_deadline_stops_the_parse_itself() -> None:
         document.parse(b"<p>x</p>" * 10_000, 0, 0, time.thread_time())
 
 
+@native
+def test_the_cpu_deadline_is_checked_as_the_input_is_read_not_only_every_256_tokens() -> None:
+    # One start tag of 20,000 attributes is one token (and a document of four): the deadline,
+    # already past, stops the parse after the first 8 KiB of the tag, however few the tokens.
+    tag = b"<div " + b" ".join(b"a%d" % i for i in range(20_000)) + b">x</div>"
+    with pytest.raises(document.ExtractionLimit, match="time-budget: the parse passed the deadline"):
+        document.parse(tag, 0, 0, 1e-9)
+
+
+@native
+def test_a_start_tag_past_the_attribute_limit_is_refused_while_it_is_read() -> None:
+    # Unterminated at the end of the input, the tag is never emitted as a token: only the
+    # check after each piece of input sees it (the tokenizer compares each attribute of a tag
+    # with the ones before it, so a tag of 160,000 took 10-50 s before it was refused).
+    tag = b"<div " + b" ".join(b"a%d" % i for i in range(5_000))
+    with pytest.raises(document.ExtractionLimit, match="too-many-attributes: a start tag with more than 1024"):
+        document.parse(tag, 0, 1_024, 0.0)
+
+
+@native
+def test_distinct_names_past_max_names_refuse_the_document() -> None:
+    def custom_elements(count: int) -> bytes:
+        return b"".join(b"<x-%d></x-%d>" % (i, i) for i in range(count))
+
+    document.parse(custom_elements(100), 0, 0, 0.0, 100)
+    with pytest.raises(document.ExtractionLimit, match="too-many-names: more than 100 distinct tag and attribute"):
+        document.parse(custom_elements(101), 0, 0, 0.0, 100)
+    # names of Lexbor's own tables do not count, however often used; any other name does
+    document.parse(b"<div class=a id=b href=c style=d data-x=1>" * 3_000, 0, 0, 0.0, 1)
+    with pytest.raises(document.ExtractionLimit, match="too-many-names: more than 1 "):
+        document.parse(b"<div class=a data-x=1 data-y=2>", 0, 0, 0.0, 1)
+    # within one start tag too, before the tag ends (each tag under the attribute limit)
+    with pytest.raises(document.ExtractionLimit, match="too-many-names"):
+        document.parse(b"<div " + b" ".join(b"n%d" % i for i in range(5_000)), 0, 0, 0.0, 2_048)
+
+
+@native
+def test_a_page_of_many_distinct_names_is_refused_by_default() -> None:
+    # 3,000 distinct attribute names, 500 to a tag (each tag under the attribute limit): the
+    # lookups of a document's names grow with them (300,000 ran past the 10 s budget)
+    html = "<title>t</title>" + "".join(
+        "<div " + " ".join(f"data-n{t * 500 + k}" for k in range(500)) + ">x</div>" for t in range(6))
+    result = extract(html, _URL, "UTF-8")
+    assert result.title is None and result.errors == (
+        "parse: ExtractionLimit: too-many-names: more than 2048 distinct tag and attribute names",)
+
+
 @pytest.mark.parametrize("unit", ["<Div>", "<DIV>x", "<section>", "<b>", "<font size=2>", "<custom-el>",
                                   "<blockquote>", "<span>", "<svg><g>", "<table><tr><td><div>"])
 def test_hostile_nesting_is_refused_on_both_paths(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
