@@ -1145,10 +1145,20 @@ typedef struct {
     const nodeset_t *removed;
     const unsigned char *kind_of;
     buf_t out;
+    size_t links;  /* link elements open (entered, not left) */
 } marker_t;
 
 static const char HARD[] = "\xee\x80\x80", LINK_OPEN[] = "\xee\x80\x81",
                   LINK_CLOSE[] = "\xee\x80\x82", LINE[] = "\xee\x80\x83";
+
+/* A block boundary; inside a link the link is closed before it and opened again after it
+ * (main_text.LINKED_HARD: the text of a teaser card, a link around a heading and a summary,
+ * stays link text in each block the boundary cuts it into). */
+static int put_hard(marker_t *m) {
+    if (m->links == 0) return buf_put(&m->out, HARD, 3);
+    if (buf_put(&m->out, LINK_CLOSE, 3) < 0 || buf_put(&m->out, HARD, 3) < 0) return -1;
+    return buf_put(&m->out, LINK_OPEN, 3);
+}
 
 static int mark_enter(walker *w, lxnode *n) {
     marker_t *m = (marker_t *)w;
@@ -1161,9 +1171,11 @@ static int mark_enter(walker *w, lxnode *n) {
     unsigned tag = tag_of(n);
     if ((tag_flags[tag] & F_INVISIBLE) || nodeset_has(m->removed, n)) return 0;
     switch (m->kind_of[tag]) {
-    case K_BLOCK: return buf_put(&m->out, HARD, 3) < 0 ? -1 : 1;
+    case K_BLOCK: return put_hard(m) < 0 ? -1 : 1;
     case K_LINE: return buf_put(&m->out, LINE, 3) < 0 ? -1 : 1;
-    case K_LINK: return buf_put(&m->out, LINK_OPEN, 3) < 0 ? -1 : 1;
+    case K_LINK:
+        m->links++;
+        return buf_put(&m->out, LINK_OPEN, 3) < 0 ? -1 : 1;
     }
     return 1;
 }
@@ -1171,8 +1183,10 @@ static int mark_enter(walker *w, lxnode *n) {
 static int mark_leave(walker *w, lxnode *n) {
     marker_t *m = (marker_t *)w;
     switch (m->kind_of[tag_of(n)]) {
-    case K_BLOCK: return buf_put(&m->out, HARD, 3);
-    case K_LINK: return buf_put(&m->out, LINK_CLOSE, 3);
+    case K_BLOCK: return put_hard(m);
+    case K_LINK:
+        m->links--;
+        return buf_put(&m->out, LINK_CLOSE, 3);
     }
     return 0;
 }
@@ -1235,7 +1249,7 @@ static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *
         if ((rc = nodeset_add(removed, n)) < 0) break;
         if (out == NULL) continue;
         nodeset_t inside = {0};
-        marker_t mk = {{mark_enter, mark_leave}, &inside, kinds, {0}};
+        marker_t mk = {{mark_enter, mark_leave}, &inside, kinds, {0}, 0};
         if ((drop_tags || drop_hidden) &&
             prune(n, TEST_STRUCTURE, drop_tags, drop_hidden, EVERY_SHARE, &inside) < 0)
             rc = -1;
@@ -1255,7 +1269,7 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
                               int comments, double comment_max_share, Py_ssize_t prefix_chars) {
     PyObject *result = NULL, *visible = NULL;
     nodeset_t removed = {0};
-    marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}};
+    marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}, 0};
     buf_t comment_text = {0};
 
     /* Visible text and the article candidates (main_text._container), in tree order;

@@ -118,6 +118,10 @@ _HARD = "\ue000"  # block boundary
 _LINK_OPEN = "\ue001"
 _LINK_CLOSE = "\ue002"
 _LINE = "\ue003"
+#: A block boundary inside a link: the link closed before it and opened again after it, so
+#: that the text of a link around block elements (a teaser card: a heading and a summary in
+#: one ``a``) is link text in every block the boundary cuts it into.
+LINKED_HARD = _LINK_CLOSE + _HARD + _LINK_OPEN
 #: The original's "waste" penalty per match (0.72 ** matches).
 WASTE_PENALTY = 0.72
 #: A block is a link block when its non-link text is shorter than this per link.
@@ -256,6 +260,16 @@ def _container(root: LexborNode, total: int, options: ExtractOptions) -> LexborN
     return root
 
 
+def _inside_link(node: LexborNode, root_id: int, kinds: dict[int, int]) -> bool:
+    """Whether an ancestor of ``node`` below the marked root is a link."""
+    parent = node.parent
+    while parent is not None and parent.mem_id != root_id:
+        if kinds.get(parent.tag_id) == LINK:
+            return True
+        parent = parent.parent
+    return False
+
+
 def _mark(root: LexborNode, in_container: bool = False) -> None:
     """Insert the marker text nodes (one walk; the nodes are collected before the tree
     changes)."""
@@ -267,8 +281,9 @@ def _mark(root: LexborNode, in_container: bool = False) -> None:
               if (kind := kinds.get(node.tag_id)) and node.mem_id != root_id]
     for node, kind in marked:
         if kind == BLOCK:
-            node.insert_before(_HARD)
-            node.insert_after(_HARD)
+            hard = LINKED_HARD if _inside_link(node, root_id, kinds) else _HARD
+            node.insert_before(hard)
+            node.insert_after(hard)
         elif kind == LINE_START:
             node.insert_before(_LINE)
         else:

@@ -237,3 +237,19 @@ def test_a_content_class_protects_its_element_from_the_other_class_words() -> No
     assert PARAGRAPH in _main(html)
     html = f"<body><div class='entry-author-garr'><p>{PARAGRAPH}</p></div>{sidebar}"
     assert PARAGRAPH not in _main(html)
+
+
+def test_a_link_around_block_elements_stays_link_text_in_each_block() -> None:
+    # Teaser cards: one <a> around a heading and a summary in block elements. The blocks the
+    # card is cut into are each link text (a link block), not a summary scored as content.
+    cards = "".join(
+        f"<a href=/story/{i}><div class=card-text><h3>Another story headline number {i}</h3>"
+        f"<div>A summary of that other story, {i} sentences long, written to be read "
+        "before anyone follows the link to the story.</div></div></a>" for i in range(4))
+    html = f"<body><div><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></div><section>{cards}</section>"
+    text = _main(html)
+    assert PARAGRAPH in text
+    assert "A summary of that other story" not in text
+    # the same summaries outside links are content
+    unlinked = cards.replace("<a href=", "<span data-href=").replace("</a>", "</span>")
+    assert "A summary of that other story" in _main(html.replace(cards, unlinked))
