@@ -151,13 +151,16 @@ def extract(
             and len(main_text) < options.fallback_min_chars
             and visible_length >= FALLBACK_RATIO * options.fallback_min_chars
         ):
-            # Score again without the class/id patterns (the Python path pruned and
-            # marked the tree: it needs a fresh parse).
-            retry = replace(options, prune_patterns=False)
-            again, _, _, _ = _blocks(tree if fast else parse_document(data), retry, None)
-            second = main_text_of(again, retry)
-            if len(second) > len(main_text):
-                main_text = second
+            # Score again without the class/id patterns, then also without the structural
+            # tags (a post in an <aside class=blogPost> under 30% of the text); the Python
+            # path pruned and marked the tree: it needs a fresh parse.
+            for retry in _retries(options):
+                again, _, _, _ = _blocks(tree if fast else parse_document(data), retry, None)
+                second = main_text_of(again, retry)
+                if len(second) > len(main_text):
+                    main_text = second
+                if len(main_text) >= options.fallback_min_chars:
+                    break
         _check_budget(deadline, budget, "the main text")
     except ExtractionLimit as exc:
         return _empty(page_url, (*errors, _failure("main-text", exc)))
@@ -228,6 +231,15 @@ def _blocks(tree: Any, options: ExtractOptions,
                                   options.comments, options.comment_max_share, VISIBLE_PREFIX)
     marked, visible, comments = marked_text(tree, options, found.invisible if found is not None else None)
     return prepare_blocks(marked), len(visible), visible[:VISIBLE_PREFIX], prepare_blocks(comments)
+
+
+def _retries(options: ExtractOptions) -> tuple[ExtractOptions, ...]:
+    """The fallback's passes, each pruning less than the one before: without the class/id
+    patterns, then without the structural tags too (hidden elements stay out)."""
+    without_patterns = replace(options, prune_patterns=False)
+    if not options.drop_boilerplate_tags:
+        return (without_patterns,)
+    return without_patterns, replace(without_patterns, drop_boilerplate_tags=False)
 
 
 def _without_pruning(options: ExtractOptions) -> ExtractOptions:

@@ -253,3 +253,39 @@ def test_a_link_around_block_elements_stays_link_text_in_each_block() -> None:
     # the same summaries outside links are content
     unlinked = cards.replace("<a href=", "<span data-href=").replace("</a>", "</span>")
     assert "A summary of that other story" in _main(html.replace(cards, unlinked))
+
+
+def test_a_post_in_an_aside_under_the_share_guard_is_found_by_the_fallback() -> None:
+    # A theme that wraps the post in <aside class=blogPost>: structural boilerplate holding
+    # less than 30% of a page with a long menu. The fallback prunes less and less until the
+    # page has a main text (patterns, then the structural tags).
+    menu = "<div><ul>" + "".join(f"<li><a href=/s{i}>Menu entry with a longer name, number {i}</a></li>"
+                                 for i in range(60)) + "</ul></div>"
+    html = f"<body>{menu}<aside class=blogPost><h1>Budget</h1><p>{PARAGRAPH}</p></aside>"
+    assert PARAGRAPH in _main(html)
+    # (with the fallback off, nothing is left)
+    assert _main(html, replace(DEFAULTS, fallback_min_chars=0)) == ""
+
+
+def test_comment_sections_that_are_boilerplate_themselves_are_not_comments() -> None:
+    article = f"<article><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></article>"
+    rules = ("<div class='modal-window window-comments-rules'><p>Users are obliged to speak "
+             "respectfully to the other participants in the discussion.</p></div>")
+    widget = ("<div class='widget recent-comments'><ul><li>Maitama: Congratulations for a well "
+              "deserved achievement by the council…</li></ul></div>")
+    login = ("<aside class=comments-block><p>If you would like to add a comment, please register "
+             "or log in to your account.</p></aside>")
+    text = _main(f"<body>{article}{THREAD}{rules}{widget}{login}")
+    assert COMMENT in text  # the thread is kept
+    assert "obliged" not in text and "Congratulations" not in text and "register" not in text
+
+
+def test_the_reply_form_and_hidden_boxes_inside_a_comment_section_are_left_out() -> None:
+    thread = (f"<div id=comments><div class=comment><p>{COMMENT}</p></div>"
+              "<div id=comment-preview class=hiddenBox><p>Previewing your Comment: this is only a "
+              "preview, your comment has not yet been posted.</p></div>"
+              "<div id=respond class=comment-respond><h3>Leave a Reply</h3><p class=comment-notes>"
+              "Your email address will not be published. Required fields are marked.</p></div></div>")
+    text = _main(f"<body><article><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></article>{thread}")
+    assert COMMENT in text
+    assert "Previewing" not in text and "Leave a Reply" not in text and "email address" not in text
