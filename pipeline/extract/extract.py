@@ -23,7 +23,7 @@ from pipeline.extract.links import (
     link_candidates,
     refresh_candidate,
 )
-from pipeline.extract.main_text import Block, main_text_of, marked_text, prepare_blocks
+from pipeline.extract.main_text import Block, longest_block, main_text_of, marked_text, prepare_blocks
 from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.reference_tree import Scan, parse_document, scan
@@ -32,7 +32,10 @@ from pipeline.extract.url_resolution import parse_url
 
 _DEFAULT_OPTIONS = ExtractOptions()
 _REFRESH = KINDS.index("refresh")
-#: The fallback runs only on pages with this many times ``fallback_min_chars`` of text.
+#: The fallback runs only on pages with this many times ``fallback_min_chars`` of text; a
+#: smaller page whose main text is empty gets its longest block (``longest_block``: on the
+#: fit half of main-text-fit no page changes score; on larger pages the longest block, where
+#: nothing scored, is mostly a list of links the gold leaves out: Dragnet -0.0045).
 FALLBACK_RATIO = 4
 #: No second main-text pass on trees this big: real articles stay far below (the largest of
 #: the 181 benchmark pages has 1,709 elements by `scan`) and on 512 KB of unclosed <a> the second
@@ -161,6 +164,9 @@ def extract(
                     main_text = second
                 if len(main_text) >= options.fallback_min_chars:
                     break
+        if not main_text and prune and visible_length < FALLBACK_RATIO * options.fallback_min_chars:
+            # A page too small for the fallback: its longest block, when nothing scored.
+            main_text = longest_block(blocks, first)
         _check_budget(deadline, budget, "the main text")
     except ExtractionLimit as exc:
         return _empty(page_url, (*errors, _failure("main-text", exc)))

@@ -139,6 +139,34 @@ LINKED_HARD = _LINK_CLOSE + _HARD + _LINK_OPEN
 WASTE_PENALTY = 0.72
 #: A block is a link block when its non-link text is shorter than this per link.
 LINK_TEXT_PER_LINK = 20
+#: The longest block of a small page is its main text only from this many characters (a
+#: countdown's "1 Secs" on a page of script loaders is no text).
+LONGEST_BLOCK_MIN_CHARS = 20
+
+
+#: Code left as text (a script or style sheet that broken markup turned into text, a JSON
+#: blob): a block whose text outside links holds at least CODE_MIN_MARKS of ``{ } ;``, at
+#: least CODE_MIN_DENSITY of them per character, and a ``{`` and a ``}``. Prose may have
+#: one ``;`` per 30 characters but hardly ever braces; minified code has a mark every few
+#: characters. No page of the fit half of main-text-fit changes with the rule (a defect
+#: guard, not a tuned score).
+CODE_MIN_MARKS = 4
+CODE_MIN_DENSITY = 0.03
+_CODE_MARKS = re.compile(rb"[{};]")
+
+
+def is_code(text: bytes, length: int) -> bool:
+    """Whether a block's text outside links (UTF-8, ``length`` characters) reads as code.
+
+    >>> is_code(b"var a = []; a.push(1); (function() { go(); })();", 48)
+    True
+    >>> is_code(b"He came; he saw; he left; and then (as ever) he wrote it all down.", 66)
+    False
+    >>> is_code(b"a { b } c", 9)  # braces, but too few marks
+    False
+    """
+    marks = len(_CODE_MARKS.findall(text))
+    return marks >= CODE_MIN_MARKS and marks >= CODE_MIN_DENSITY * length and b"{" in text and b"}" in text
 
 
 @lru_cache(maxsize=32)
@@ -459,6 +487,8 @@ def score_blocks(blocks: list[Block], options: ExtractOptions) -> list[str]:
             continue
         if length < LINK_TEXT_PER_LINK * links or length < options.min_length:
             continue
+        if is_code(notlinked, length):
+            continue
         penalty = WASTE_PENALTY ** waste(notlinked, maybe_waste)
         if lazy and length * factor * penalty > options.threshold:
             c = length * factor * penalty  # a lower bound that already passes
@@ -582,6 +612,23 @@ def comment_text(blocks: list[Block], options: ExtractOptions) -> list[str]:
         if cleaned:
             kept.append(cleaned.decode())
     return kept
+
+
+def longest_block(blocks: list[Block], options: ExtractOptions) -> str:
+    """The lines of the longest block that is no link block, else of the longest block (the
+    first of equal ones), none with a waste expression or code, when it has at least
+    ``LONGEST_BLOCK_MIN_CHARS``: the main text of a page too small for ExtractContent's
+    lengths (a notice shorter than ``min_length``, a short list of links), when nothing
+    scored."""
+    waste = _waste_counter(options.waste_expressions)
+    best, best_key = b"", (False, 0)
+    for _, length, notlinked, maybe_waste, links, cleaned in blocks:
+        # a block with text of its own first (a notice beside a menu the share guard kept)
+        key = (length >= LINK_TEXT_PER_LINK * max(links, 1), len(cleaned))
+        if key > best_key and not waste(notlinked, maybe_waste) and not is_code(notlinked, length):
+            best, best_key = cleaned, key
+    text = best.decode()
+    return text if len(text) >= LONGEST_BLOCK_MIN_CHARS else ""
 
 
 def main_text_of(blocks: list[Block], options: ExtractOptions, comments: list[Block] | None = None) -> str:

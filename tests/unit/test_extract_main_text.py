@@ -132,7 +132,8 @@ def test_waste_expressions_score_a_block_down() -> None:
 
 def test_options_are_per_call_not_shared_state() -> None:
     html = f"<div><p>{PARAGRAPH}</p></div>"
-    strict = replace(ExtractOptions(), threshold=10_000.0)
+    # (no fallback: a page this small would otherwise get its longest block)
+    strict = replace(ExtractOptions(), threshold=10_000.0, fallback_min_chars=0)
     assert _main(html, strict) == ""
     assert PARAGRAPH in _main(html)
     assert _main(html, strict) == ""
@@ -289,3 +290,47 @@ def test_the_reply_form_and_hidden_boxes_inside_a_comment_section_are_left_out()
     text = _main(f"<body><article><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></article>{thread}")
     assert COMMENT in text
     assert "Previewing" not in text and "Leave a Reply" not in text and "email address" not in text
+
+
+FOOTER = "<footer><p>Copyright 2019 Example Corp. All Rights Reserved.</p></footer>"
+
+
+def test_a_tiny_page_under_the_minimum_length_keeps_its_text() -> None:
+    # Every block is shorter than min_length (80): nothing scores, and the page is too small
+    # for the fallback; its longest block is the main text.
+    notice = "The office is closed on Monday, 3 June."
+    text = _main(f"<body>{NAV}<div class=content><h1>Closed</h1><p>{notice}</p></div>{FOOTER}")
+    assert text == f"Closed\n{notice}"
+    # a countdown left by a page of script loaders is no text
+    assert _main("<body><div><span>1</span> Secs</div>") == ""
+
+
+def test_a_small_link_directory_as_the_page_content_is_kept() -> None:
+    # A link directory: every block is a link block (under 20 characters of other text per
+    # link), so nothing scores; on a small page the list itself is the main text.
+    sites = ["Harbour Museum", "City Library", "Botanical Garden", "Old Town Walking Tours",
+             "River Ferry Timetable", "Regional Bus Company", "Tourist Information Office"]
+    items = "".join(f"<li><a href=https://e{i}.example/>{site}</a> (daily)</li>" for i, site in enumerate(sites))
+    text = _main(f"<body>{NAV}<div id=main><h1>Useful links</h1><ul>{items}</ul></div>{FOOTER}")
+    assert text.split("\n") == [f"{site} (daily)" for site in sites]
+
+
+def test_code_left_as_text_by_broken_markup_is_not_main_text() -> None:
+    # A script whose start tag was mangled ("<scr ipt>") is text to the parser: a block that
+    # reads as code (braces, semicolons) is not scored, however long.
+    code = ("var _gaq = _gaq || []; _gaq.push(['_setAccount', 'UA-1234-1']); (function() { var ga = "
+            "document.createElement('script'); ga.async = true; ga.src = '/ga.js'; })();")
+    html = f"<body>{NAV}<div><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></div><div><scr ipt>{code}</div>{FOOTER}"
+    text = _main(html)
+    assert PARAGRAPH in text and "_gaq" not in text
+    # prose with semicolons and parentheses is not code
+    prose = ("He came; he saw (as ever); he left; and then he wrote it all down; the committee "
+             "read it (twice) and filed it.")
+    assert prose in _main(html.replace(code, prose))
+
+
+def test_a_report_in_br_lines_is_kept_line_by_line() -> None:
+    lines = ["Station report for 12 March", "Temperature at noon: 14 degrees",
+             "Wind from the north-west, 20 km/h", "Rain: 2 mm overnight", "Observer: J. Smith"]
+    text = _main(f"<body>{NAV}<div><font size=2>{'<br>'.join(lines)}</font></div>{FOOTER}")
+    assert text.split("\n") == lines
