@@ -23,7 +23,13 @@ from pipeline.extract.links import (
     link_candidates,
     refresh_candidate,
 )
-from pipeline.extract.main_text import Block, longest_block, main_text_of, marked_text, prepare_blocks
+from pipeline.extract.main_text import (
+    Block,
+    longest_block,
+    main_text_of,
+    marked_text,
+    prepare_blocks,
+)
 from pipeline.extract.meta import Metadata, extract_metadata, head_facts
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.reference_tree import Scan, parse_document, scan
