@@ -171,6 +171,13 @@ def run(
                      help="What relative lines of path lists are relative to, e.g. "
                           "https://data.commoncrawl.org/ for Common Crawl's warc.paths.gz."),
     ] = None,
+    url_base: Annotated[
+        str | None,
+        typer.Option("--url-base", metavar="URL",
+                     help="Saved pages (.html, .htm): the URL of the folder they were found "
+                          "in, which each page's relative name extends (default: its "
+                          "file:// URL); https:// for a wget mirror of host folders."),
+    ] = None,
     storage_option: StorageOpt = None,
     engine: Annotated[
         str, typer.Option("--engine", help="local (a process pool) | spark.")
@@ -184,6 +191,13 @@ def run(
         int | None,
         typer.Option("--partitions", min=1, help="--engine spark: Spark tasks (default: one "
                      "per input file)."),
+    ] = None,
+    base_run: Annotated[
+        str | None,
+        typer.Option("--base-run", help="A finished run in --out to start from: when only "
+                     "the overrides changed, only the records they can alter are decoded "
+                     "again and the other rows copied (else everything is decoded, and the "
+                     "run says why)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     strict: Annotated[
@@ -215,6 +229,8 @@ def run(
             },
             strict=strict, storage=storage, input_base=input_base,
             engine={"engine": engine, "master": master, "partitions": partitions},
+            url_base=url_base,
+            base_run=base_run,
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -223,6 +239,11 @@ def run(
     except NothingToResume as exc:
         _say("nothing to do:", str(exc), "yellow")
         raise typer.Exit(exit_codes.OK) from None
+    for note in planned.notes:
+        _say("note:", note, "yellow")
+    if planned.base is not None and planned.base.change == "global":
+        _say("note:", f"--base-run {planned.base.run_id}: a global change, every record is "
+             f"decoded again ({'; '.join(planned.base.reasons)})", "yellow")
     executor = None
     if engine == "spark":
         from pipeline.runners.spark import SparkUnavailable, spark_executor, spark_session
@@ -266,7 +287,7 @@ def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
         with _signals_raise(Interrupt):
             if quiet or not sys.stderr.isatty():
                 return execute(planned, executor=executor)
-            with run_progress(len(planned.files), console) as progress:
+            with run_progress(_sizes(planned), console) as progress:
                 return execute(planned, progress=progress, executor=executor)
     except RunRefused as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -286,6 +307,31 @@ def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
         _say("error:", f"{exc}; run {planned.run_id} stopped, the files committed so far are "
              f"kept. Resume with: {resume_hint}")
         raise typer.Exit(exit_codes.OUTPUT_FAILED) from None
+
+
+def _sizes(planned: Any) -> list[int | None]:
+    """The size of what each task reads, a local input file or a batch of saved pages (for
+    the progress bar's bytes and time left); None for a remote one (knowing it would cost a
+    request each) or one that is gone."""
+    import os
+
+    from pipeline.storage import is_remote
+
+    def size(path: str) -> int | None:
+        try:
+            return None if is_remote(path) else os.path.getsize(path)
+        except OSError:
+            return None
+
+    sizes: list[int | None] = []
+    for name in planned.files:
+        pages = planned.pages.get(name)
+        if pages:
+            each = [size(path) for path, _, _ in pages]
+            sizes.append(None if None in each else sum(s or 0 for s in each))
+        else:
+            sizes.append(size(name))
+    return sizes
 
 
 @contextmanager
@@ -324,6 +370,9 @@ def _print_summary(summary: Any) -> None:
         ("errors", f"{summary.errors:,} records lost, {summary.partial_errors:,} partial "
                    "(written with a part failed)"),
         ("links", f"{summary.links:,}"),
+        *((("base run", f"{summary.base_run} ({summary.base_change} change): "
+            f"{summary.copied:,} records copied, {summary.redecoded:,} decoded again"),)
+          if summary.base_run else ()),
         ("encoding_source", json.dumps(summary.sources)),
         *((f"rule #{use.index}", f"{use.rule}: matched {use.matched:,}, decided {use.decided:,}")
           for use in summary.rules),
@@ -353,8 +402,27 @@ def _print_summary(summary: Any) -> None:
     if summary.took_over_lock:
         _say("note:", f"took over the stale lock of {summary.took_over_lock} (no longer "
              "running)", "yellow")
+    for path, skipped in summary.nothing_to_decode:
+        _say("note:", f"{path}: nothing to decode: {_nothing_to_decode(path, skipped)}",
+             "yellow")
+    for path, where in summary.truncated:
+        _say("truncated:", f"{path}: {where}; every record before it was read, the cut one "
+             "as far as it goes (a cut download? fetch the file again)", "yellow")
     for path, reason in summary.unreadable:
         _say("unreadable:", f"{path}: {reason}")
+
+
+def _nothing_to_decode(path: str, skipped: dict[str, int]) -> str:
+    """Why a file that was read whole gave no row, in words (WAT and WET files named)."""
+    from pipeline.sources.inputs import DERIVED_SUFFIXES
+
+    counts = ", ".join(f"{reason} {n:,}" for reason, n in skipped.items())
+    said = f"none of its {sum(skipped.values()):,} records is a response or resource ({counts})"
+    derived = set(skipped) - {"warcinfo"} <= {"metadata", "conversion"}
+    if path.lower().endswith(DERIVED_SUFFIXES) or (derived and set(skipped) != {"warcinfo"}):
+        said += ("; a WAT or WET file holds Common Crawl's metadata or extracted text, not "
+                 "the raw responses: give the .warc.gz of the same crawl")
+    return said
 
 
 class DecodeFormat(StrEnum):
@@ -390,7 +458,7 @@ def decode(
     """Decode one page as a run would and explain it: the decision step by step, the mojibake
     score, what requests would have shown, the extracted fields, and a warning when the chosen
     decoding looks wrong."""
-    from pipeline.page_report import inspect_page, report_json, report_text
+    from pipeline.page_report import inspect_page, not_a_page, report_json, report_text
     from pipeline.rules import RulesError
     from pipeline.terminal import printable
 
@@ -401,6 +469,11 @@ def decode(
         _fail(str(exc), exit_codes.USAGE)
     if show_text and show_html:
         _fail("--text and --html each print one thing: give one of them", exit_codes.USAGE)
+    refused = not_a_page(body)
+    if refused is not None:
+        from pipeline.storage import redact_url
+
+        _fail(f"{'stdin' if file == '-' else redact_url(file)}: {refused}", exit_codes.USAGE)
     report = inspect_page(body, content_type, url, resolved)
     if fmt is DecodeFormat.json or as_json:
         data = report_json(report)
@@ -411,7 +484,10 @@ def decode(
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         if show_text or show_html:
-            # The page's own text: as it is for a pipe, escaped for a terminal.
+            # The page's own text: as it is for a pipe, escaped for a terminal; what the
+            # report would have warned of goes to stderr, so the text alone is on stdout.
+            for warning in report.warnings:
+                _say("warning:", warning, "yellow")
             out = report.fields.main_text if show_text else report.decoded.text
             raw = not sys.stdout.isatty()
         else:
@@ -420,10 +496,12 @@ def decode(
 
 
 def _mount_audit_commands() -> None:
-    # audit / diff / report live in their own module; they appear as top-level commands.
-    from pipeline import cli_audit
+    # audit / diff / report and suggest-rules live in their own modules; they appear as
+    # top-level commands.
+    from pipeline import cli_audit, cli_rules
 
     app.registered_commands.extend(cli_audit.app.registered_commands)
+    app.registered_commands.extend(cli_rules.app.registered_commands)
 
 
 _mount_audit_commands()

@@ -251,6 +251,27 @@ def _report_unreadable(parts: audit.Parts, looked_at: set[str]) -> bool:
     return bool(parts.unreadable_of(looked_at))
 
 
+@app.command("sql")
+def sql_command(
+    *,
+    out: OutDirOpt = "out",
+) -> None:
+    """Print the SQL views over --out for the duckdb CLI, the folder as an absolute path:
+    `redecode sql --out out/ | duckdb audit.duckdb` keeps views that read out/ from any
+    working directory."""
+    import os
+
+    from pipeline import audit
+    from pipeline.storage import is_remote, is_url
+
+    if is_url(out) and not is_remote(out):
+        raise _fail(f"--out {out}: not a supported storage URL", 2)
+    if not is_url(out) and not os.path.isdir(out):
+        _say(f"note: {os.path.abspath(out)} is not a folder yet; the views read it once it "
+             "holds a run")
+    sys.stdout.write(audit.render_views_sql(out=out))
+
+
 @app.command("audit")
 def audit_command(
     *,
@@ -263,7 +284,7 @@ def audit_command(
     storage_option: StorageOpt = None,
 ) -> None:
     """Show the audits of a run; exit 1 when a --fail-on gate holds or a --check fails."""
-    from pipeline import audit
+    from pipeline import audit, suggest
 
     gates, checks = _parse(fail_on, check)
     parts = _open_out(out, storage_option)
@@ -285,12 +306,19 @@ def audit_command(
             "audits": {result.name: [{k: _jsonable(v) for k, v in row.items()}
                                      for row in result.as_dicts()[:limit]]
                        for result, _ in results},
+            "proposed_rules": suggest.to_json(verdict.suggestion)["proposed"]
+            if verdict.suggestion is not None else [],
         }
         sys.stdout.write(json.dumps(payload, default=str, indent=2) + "\n")
     else:
         _print(_gate_table(verdict), f"Gates for run {verdict.run_id}", fmt, len(verdict.values))
         for result, heading in results:
             _print(result, heading, fmt, limit)
+        if verdict.suggestion is not None:
+            columns, rows = suggest.proposals_table(verdict.suggestion)
+            _print(audit.QueryResult("proposed_rules", columns, rows),
+                   "Rules the run's evidence supports (redecode suggest-rules writes them)",
+                   fmt, limit)
         for name in verdict.failed_checks:
             _print(verdict.checks[name], f"{name} FAILED (must return no rows)", fmt, limit)
     _conclude(verdict, partial)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.encoding.api import decode_html
-from pipeline.encoding.decision import Decoded
+from pipeline.encoding.decision import DECLARED_SOURCES, Decoded
 from pipeline.encoding.decoders import decode
 from pipeline.encoding.explain import explain, explain_text
 from pipeline.encoding.mojibake import (
@@ -24,11 +24,11 @@ from pipeline.encoding.mojibake import (
 from pipeline.encoding.sniff.detect import chardetng_guess
 from pipeline.extract import extract
 from pipeline.extract.fields import Extracted
+from pipeline.http.mime_sniff import SNIFF_LEN, identify_unknown_mime_type
 from pipeline.rules import Rules
+from pipeline.sources.containers import sniff_codec
 from pipeline.urlhost import host_fields
 
-#: Sources that come from a declaration (or an operator rule): the ones a warning can doubt.
-_DECLARED = frozenset({"header", "meta", "xml", "late-meta", "rule"})
 #: Links listed in the text output (all of them are in the JSON).
 SHOWN_LINKS = 5
 
@@ -54,6 +54,39 @@ class PageReport:
     alternative: Alternative | None
 
 
+#: What MIME sniffing may call a page's first bytes (octet-stream: binary bytes and no
+#: signature, which a page in UTF-16 without a BOM also is).
+_PAGE_LIKE = frozenset({"text/html", "text/xml", "text/plain", "application/octet-stream"})
+#: Archives a run reads, by their first bytes (the compressed ones by their codec).
+_ARCHIVES = ((b"WARC/", "a WARC file"), (b"filedesc://", "an ARC file"),
+             (b"PAR1", "a Parquet file"))
+_RUN_HINT = "; redecode run PATH --out DIR decodes the pages of an archive"
+
+
+def not_a_page(body: bytes) -> str | None:
+    """Why ``body`` is no page to decode, or None: an archive (WARC, ARC, Parquet), a
+    compressed stream (gzip, zstd, LZ4, bzip2: a compressed WARC, or a body still
+    compressed), or a file MIME sniffing names by its first bytes (a PDF, an image).
+
+    >>> not_a_page(b"<!doctype html><title>x</title>") is None
+    True
+    >>> not_a_page(b"%PDF-1.7 ...")
+    'application/pdf by its first bytes, not a page'
+    """
+    head = body[:SNIFF_LEN]
+    codec = sniff_codec(head)
+    if codec is not None:
+        return f"a {codec.name} stream (a compressed archive, or a body still compressed), " \
+               f"not a page{_RUN_HINT}"
+    for magic, what in _ARCHIVES:
+        if head.startswith(magic):
+            return f"{what}, not a page{_RUN_HINT}"
+    mime = identify_unknown_mime_type(head)
+    if mime not in _PAGE_LIKE:
+        return f"{mime} by its first bytes, not a page"
+    return None
+
+
 def _alternative(body: bytes, decoded: Decoded, url: str | None) -> Alternative | None:
     """The detector's reading of ``body`` (declarations ignored), when it differs."""
     tld = host_fields(url)[1] if url else None
@@ -76,7 +109,7 @@ def _warnings(body: bytes, decoded: Decoded, score: float,
     if decoded.decode_errors and non_ascii and decoded.decode_errors * 20 >= non_ascii:
         out.append(f"{decoded.decode_errors} malformed sequences for {non_ascii} non-ASCII bytes: "
                    f"the bytes are not {decoded.encoding}")
-    if alternative is not None and source in _DECLARED and (out or is_mojibake(score)):
+    if alternative is not None and source in DECLARED_SOURCES and (out or is_mojibake(score)):
         if not is_mojibake(alternative.mojibake_score) and alternative.replacement_chars <= decoded.replacement_chars:
             # --policy repair only overrides a declaration for UTF-8 bodies.
             remedy = ("--policy repair, or " if alternative.encoding == "UTF-8" else "") + \

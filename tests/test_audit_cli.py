@@ -209,3 +209,30 @@ def test_report_marks_gates_and_lists_errors(tmp_path: Path) -> None:
     for expected in ("sample.warc.gz", "http-content-encoding-failed", "bad gzip",
                      "extract-timeout", "took too long"):
         assert expected in errors
+
+
+def test_a_stray_parquet_in_the_folder_of_a_run_with_bookkeeping_is_left_out(
+    tmp_path: Path,
+) -> None:
+    # A copy made beside a part ("part-00000 (copy).parquet") is no part the run wrote:
+    # the audits leave it out and say so, instead of counting its rows twice.
+    out = tmp_path / "out"
+    sample = ROOT / "data" / "sample" / "sample.arc.gz"
+    ran = redecode("run", sample, "--out", out, "--run-id", "r", "-q")
+    assert ran.returncode == 0, ran.stderr
+    before = json.loads(redecode("audit", "--out", out, "--format", "json").stdout)["gates"]
+    assert before["records"] > 0
+    copies = []
+    for table in ("records", "runs"):
+        folder = out / table / "run_id=r"
+        copies.append(folder / "part-00000 (copy).parquet")
+        shutil.copy(folder / "part-00000.parquet", copies[-1])
+    result = redecode("audit", "--out", out, "--format", "json")
+    assert result.returncode == 0, result.stderr  # every part of the run was read
+    payload = json.loads(result.stdout)
+    assert payload["gates"]["records"] == before["records"]
+    assert sorted(item["path"] for item in payload["unreadable"]) == sorted(map(str, copies))
+    assert all(item["reason"].startswith("not a part run r wrote")
+               for item in payload["unreadable"])
+    for copy in copies:
+        assert f"unreadable: {copy}: not a part run r wrote" in result.stderr

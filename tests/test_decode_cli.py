@@ -88,3 +88,39 @@ def test_text_and_html_together_is_a_usage_error(tmp_path: Path) -> None:
     result = redecode("decode", page, "--text", "--html")
     assert result.returncode == 2 and no_traceback(result)
     assert result.stderr.count("\n") == 1
+
+
+def test_an_archive_or_a_pdf_is_refused_as_no_page(tmp_path: Path) -> None:
+    # A .warc.gz (or any archive a run reads) and a PDF are not one page's bytes: decoding
+    # them "as a page" printed a confident report of garbage. One line, exit 2.
+    root = Path(__file__).resolve().parent.parent / "data" / "sample"
+    cases = {
+        str(root / "sample-main.warc.gz"): "a gzip stream (a compressed archive, or a body "
+                                           "still compressed), not a page; redecode run PATH",
+        str(root / "sample-transport.warc"): "a WARC file, not a page; redecode run PATH",
+        str(root / "sample.parquet"): "a Parquet file, not a page",
+        _page(tmp_path, b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< >>\nendobj\n", "doc.html"):
+            "application/pdf by its first bytes, not a page",
+    }
+    for i, (path, said) in enumerate(cases.items()):
+        extra = ["--text"] if i == 0 else []  # --text is refused the same way
+        result = redecode("decode", path, "--content-type", "text/html", *extra)
+        assert result.returncode == 2 and no_traceback(result), (path, result.stderr)
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"error: {path}: {said}"), line
+        assert result.stdout == ""
+
+
+def test_text_of_a_page_that_looks_wrongly_decoded_warns_on_stderr(tmp_path: Path) -> None:
+    # --text prints the main text alone on stdout, and what plain decode warns of on stderr.
+    page = _page(tmp_path, JAPANESE.encode("shift_jis"))
+    result = redecode("decode", page, "--content-type", "text/html; charset=ISO-8859-1",
+                      "--url", "http://shop.example.jp/", "--text")
+    assert result.returncode == 0, result.stderr
+    assert "warning: the text looks like mojibake" in result.stderr
+    assert "without the declaration the bytes read as Shift_JIS" in result.stderr
+    assert "warning" not in result.stdout and result.stdout.strip()
+    right = redecode("decode", page, "--content-type", "text/html; charset=Shift_JIS",
+                     "--text")
+    assert right.returncode == 0 and right.stderr == ""
+    assert "これは文字化けの検査に使う日本語の文章です" in right.stdout

@@ -17,7 +17,7 @@ from pipeline.runners.local import run
 from pipeline.runners.rundir import RunDir
 from pipeline.runners.task import Task, commit_task, run_task
 from pipeline.storage import Storage
-from tests.cli_helpers import no_traceback, redecode
+from tests.cli_helpers import count, no_traceback, redecode
 from tests.crawl_builder import write_warc
 from tests.httpserver import serve
 from tests.run_tables import differences, table_rows
@@ -224,3 +224,121 @@ def test_the_endpoint_from_the_rules_file_or_an_option(
     typo = redecode("run", good, "--out", str(tmp_path / "d"), "--rules", str(rules))
     assert typo.returncode == 2
     assert "storage.endpoint: unknown key (did you mean 'endpoint_url'?)" in typo.stderr
+
+
+def test_keys_holding_a_question_mark_or_a_hash_are_read_as_listed(
+    s3_env, tmp_path: Path,
+) -> None:
+    # An S3 key may hold "?" and "#": neither is a query or a fragment there. A listing of
+    # the three keys reads each object once, and every row names the key it came from.
+    server, bucket = s3_env
+    client = server.client()
+    name = bucket.removeprefix("s3://")
+    write_warc(tmp_path / "q.warc.gz", 3, seed="q")
+    sample_arc = Path(__file__).resolve().parent.parent / "data" / "sample" / "sample.arc.gz"
+    keys = {"in/q.warc": tmp_path / "q.warc.gz",
+            "in/q.warc?versionId=abc.arc.gz": sample_arc,
+            "in/r#frag.arc.gz": sample_arc}
+    for key, path in keys.items():
+        client.upload_file(str(path), name, key)
+    local = tmp_path / "local"
+    local.mkdir()
+    (local / "q.warc").write_bytes(keys["in/q.warc"].read_bytes())
+    (local / "a.arc.gz").write_bytes(sample_arc.read_bytes())
+    reference = redecode("run", str(local), "--out", str(tmp_path / "ref"), "--run-id", "r",
+                         "-q")
+    assert reference.returncode == 0, reference.stderr
+    # (warc_filename is relative to the run's input root: the folder, the bucket)
+    want_counts = {"q.warc": count(tmp_path / "ref", "records", "r", "warc_filename = 'q.warc'"),
+                   "arc": count(tmp_path / "ref", "records", "r", "warc_filename = 'a.arc.gz'")}
+    assert want_counts["q.warc"] == 3 and want_counts["arc"] > 0
+    result = redecode("run", f"{bucket}/in/", "--out", str(tmp_path / "out"), "--run-id", "k",
+                      "-q")
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "out"
+    got = {key: count(out, "records", "k", f"warc_filename = '{key}'") for key in keys}
+    assert got == {"in/q.warc": want_counts["q.warc"],
+                   "in/q.warc?versionId=abc.arc.gz": want_counts["arc"],
+                   "in/r#frag.arc.gz": want_counts["arc"]}
+    assert count(out, "records", "k") == sum(got.values())
+    config = json.loads((out / "_runs" / "k" / "_run.json").read_text())
+    assert config["inputs"] == sorted(f"{bucket}/{key}" for key in keys)
+
+
+@pytest.mark.parametrize("suffix", ["/x//y", "//x", "/q?versionId=1", "/q#x"])
+def test_an_output_url_that_names_no_plain_folder_is_refused_before_writing(
+    s3_env, crawl_bucket: str, suffix: str,
+) -> None:
+    # "s3://b//x" has an empty folder name and "s3://b/q?versionId=1" reads as a version of
+    # the object q: refused with exit 2, and nothing is written anywhere in the bucket.
+    server, bucket = s3_env
+    result = redecode("run", f"{crawl_bucket}/data/sample/sample-main.warc.gz",
+                      "--out", f"{bucket}{suffix}", "--run-id", "o", "-q")
+    assert result.returncode == 2, result.stderr
+    assert no_traceback(result)
+    line = one_line(result.stderr)
+    assert f"--out {bucket}{suffix}" in line, line
+    assert server.keys(bucket) == []
+
+
+def test_an_https_input_that_cannot_be_reached_or_is_refused_says_so(
+    sample_crawl, tmp_path: Path,
+) -> None:
+    # A server that does not answer is not a missing file: the line says it cannot be
+    # reached (as for s3://); a refused request says access denied; a 404 is "no such file".
+    dead = f"https://127.0.0.1:{free_port()}/crawl/x.warc.gz"
+    result = redecode("run", dead, "--out", str(tmp_path / "out"), "-q")
+    assert result.returncode == 2 and no_traceback(result)
+    line = one_line(result.stderr)
+    assert f"{dead}: cannot reach the storage endpoint" in line, line
+    assert "no such file" not in line
+    with serve(sample_crawl[1], "right") as base:
+        refused = redecode("run", f"{base}/sample-main.warc.gz?token=wrong",
+                           f"{base}/nope.warc.gz?token=right", "--out", str(tmp_path / "out"),
+                           "-q")
+    assert refused.returncode == 2 and no_traceback(refused)
+    line = one_line(refused.stderr)
+    assert f"{base}/sample-main.warc.gz: access denied" in line, line
+    assert f"{base}/nope.warc.gz: no such file or folder" in line, line
+    assert "wrong" not in line and not (tmp_path / "out").exists()
+
+
+#: The sample's rules, one override changed and one added (a .com fallback reaches many of
+#: the WARC samples' pages): what an incremental run must decode again.
+CHANGED_RULES = """
+[[encoding.override]]
+host = "legacy.example.jp"
+encoding = "Shift_JIS"
+mode = "fallback"
+
+[[encoding.override]]
+url_prefix = "http://mislabeled.example.com/ru/"
+encoding = "windows-1251"
+mode = "force"
+
+[[encoding.override]]
+host = "com"
+encoding = "windows-1251"
+mode = "fallback"
+"""
+
+
+def test_an_incremental_run_on_s3_equals_a_full_one(s3_env, crawl_bucket: str, tmp_path) -> None:
+    server, bucket = s3_env
+    out = f"{bucket}/incremental"
+    changed = tmp_path / "changed.toml"
+    changed.write_text(CHANGED_RULES)
+    base = redecode("run", *inputs(crawl_bucket), "--out", out, "--run-id", "base", "-q",
+                    "--rules", f"{crawl_bucket}/data/sample/rules.toml")
+    assert base.returncode in (0, 3), base.stderr
+    again = [*inputs(crawl_bucket), "--out", out, "--rules", str(changed), "-q"]
+    incremental = redecode("run", *again, "--run-id", "incremental", "--base-run", "base")
+    full = redecode("run", *again, "--run-id", "full")
+    assert incremental.returncode == full.returncode, incremental.stderr + full.stderr
+    got, want = rows_of(out, "incremental", crawl_bucket), rows_of(out, "full", crawl_bucket)
+    for table in ("records", "links", "errors"):
+        assert got[table] == want[table], differences({table: got[table]}, {table: want[table]})
+    (row,) = got["runs"]
+    counts = json.loads(row)
+    assert 0 < counts["records_redecoded"] < counts["records_copied"]
+    assert counts["base_run"] == "base"

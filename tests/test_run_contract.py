@@ -358,5 +358,113 @@ def test_a_file_name_that_is_not_utf8_is_written_with_escapes(tmp_path: Path) ->
     out = tmp_path / "o"
     result = redecode("run", str(crawl), "--out", str(out), "-q", "--run-id", "n")
     assert result.returncode == 0 and no_traceback(result), result.stderr
-    assert count(out, "records", "n", f"warc_filename = '{crawl}/caf\\xe9.warc.gz'") == 2
+    # (relative to the run's input root, the crawl folder)
+    assert count(out, "records", "n", "warc_filename = 'caf\\xe9.warc.gz'") == 2
     assert runs_row(out, "n")["inputs"] == [f"{crawl}/caf\\xe9.warc.gz"]
+
+
+def test_overwrite_and_resume_never_reach_through_a_link_out_of_the_output_folder(
+    tmp_path: Path, good: Path,
+) -> None:
+    # A run's folders replaced by symbolic links to folders elsewhere: --overwrite would
+    # remove and rewrite the files there, --resume write there. Both are refused before
+    # anything is touched; the links and what they point at stay as they were.
+    out = tmp_path / "o"
+    assert redecode("run", str(good), "--out", str(out), "-q", "--run-id", "R").returncode == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for rel in ("records/run_id=R", "_runs/R"):
+        moved = outside / rel.replace("/", "_")
+        (out / rel).rename(moved)
+        (out / rel).symlink_to(moved, target_is_directory=True)
+    (outside / "_runs_R" / "_finished").unlink()  # unfinished: --resume would continue it
+    before = {p: p.read_bytes() for p in sorted(outside.rglob("*")) if p.is_file()}
+    assert len(before) > 3
+    for option in ("--overwrite", "--resume"):
+        result = redecode("run", str(good), "--out", str(out), "-q", "--run-id", "R", option)
+        assert result.returncode == 2 and no_traceback(result), result.stderr
+        (line,) = result.stderr.strip().splitlines()
+        assert f"{out / 'records' / 'run_id=R'} -> {outside / 'records_run_id=R'}" in line
+        assert f"{out / '_runs' / 'R'} -> {outside / '_runs_R'}" in line
+        assert f"{option} touches nothing outside --out" in line
+        assert {p: p.read_bytes() for p in sorted(outside.rglob("*")) if p.is_file()} == before
+        assert (out / "records" / "run_id=R").is_symlink() and (out / "_runs" / "R").is_symlink()
+    # a part that is a link (to a file elsewhere) is removed as a link by --overwrite
+    assert redecode("run", str(good), "--out", str(out), "-q", "--run-id", "S").returncode == 0
+    part = out / "records" / "run_id=S" / "part-00000.parquet"
+    elsewhere = outside / "kept.parquet"
+    part.rename(elsewhere)
+    part.symlink_to(elsewhere)
+    kept = elsewhere.read_bytes()
+    again = redecode("run", str(good), "--out", str(out), "-q", "--run-id", "S", "--overwrite")
+    assert again.returncode == 0, again.stderr
+    assert elsewhere.read_bytes() == kept and not part.is_symlink()
+    assert count(out, "records", "S") == 3
+
+
+def test_one_corrupt_run_config_does_not_block_resume_without_a_run_id(
+    tmp_path: Path, good: Path,
+) -> None:
+    # --resume without --run-id looks through every run of --out: a run whose _run.json
+    # is damaged is passed over with a note, and the unfinished run of these inputs goes on.
+    out = tmp_path / "o"
+    assert redecode("run", str(good), "--out", str(out), "-q", "--run-id", "A").returncode == 0
+    (out / "_runs" / "A" / "_finished").unlink()
+    (out / "_runs" / "A" / "_completions" / "00000").unlink()  # rank 0 to run again
+    for name, text in (("B", "{half"), ("C", "[1, 2]")):
+        damaged = out / "_runs" / name / "_run.json"
+        damaged.parent.mkdir(parents=True)
+        damaged.write_text(text)
+    result = redecode("run", str(good), "--out", str(out), "-q", "--resume")
+    assert result.returncode == 0 and no_traceback(result), result.stderr
+    notes = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 2, result.stderr
+    assert f"passed over run B while looking for the run to resume: {out}/_runs/B/_run.json: " \
+           "corrupt run metadata" in notes[0]
+    assert f"{out}/_runs/C/_run.json: not a run's config" in notes[1]
+    assert count(out, "records", "A") == 3 and (out / "_runs" / "A" / "_finished").exists()
+    # when only damaged runs are there, the refusal names them
+    (out / "_runs" / "A" / "_run.json").write_text("")
+    alone = redecode("run", str(good), "--out", str(out), "-q", "--resume")
+    assert alone.returncode == 2 and no_traceback(alone)
+    assert "nothing to resume" in alone.stderr and "passed over 3 run(s)" in alone.stderr
+
+
+def test_a_wat_or_wet_file_and_a_cut_warc_gz_are_said_on_the_terminal(
+    tmp_path: Path, good: Path, corpus: Path,
+) -> None:
+    # Named one by one, a WAT and a WET file are read to their end and give no row; a
+    # .warc.gz cut in half gives the records before the cut. The run exits 0 (every file
+    # was read: none is unreadable), and the terminal says what happened to each.
+    from pipeline.sources import iter_records
+    from pipeline.sources.record import RawRecord
+
+    whirlwind = corpus / "warc-samples" / "whirlwind-python"
+    wat, wet = whirlwind / "whirlwind.warc.wat.gz", whirlwind / "whirlwind.warc.wet.gz"
+    whole = (Path(__file__).resolve().parent.parent / "data" / "sample" /
+             "sample-main.warc.gz").read_bytes()
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    (last,) = [item for item in iter_records(str(cut))
+               if isinstance(item, RawRecord) and item.block_truncated]
+    out = tmp_path / "o"
+    result = redecode("run", str(good), str(wat), str(wet), str(cut), "--out", str(out), "-q",
+                      "--run-id", "w")
+    assert result.returncode == 0 and no_traceback(result), result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 3, result.stderr
+    assert lines[0].startswith(f"note: {wat}: nothing to decode: none of its 2 records is a "
+                               "response or resource (metadata 1, warcinfo 1); a WAT or WET "
+                               "file holds Common Crawl's metadata or extracted text")
+    assert lines[1].startswith(f"note: {wet}: nothing to decode: none of its 2 records is a "
+                               "response or resource (conversion 1, warcinfo 1); a WAT or WET")
+    assert lines[2] == (f"truncated: {cut}: the file ends inside the record at byte "
+                        f"{last.warc_record_offset} (its gzip member is cut off); every record "
+                        "before it was read, the cut one as far as it goes (a cut download? "
+                        "fetch the file again)")
+    # (warc_filename is relative to the run's input root: the inputs' common folder)
+    assert count(out, "records", "w", "warc_filename like '%/cut.warc.gz'") > 0
+    stats = {data["path"]: data for data in (json.loads(p.read_text()) for p in
+                                            (out / "_runs" / "w" / "_stats").glob("*.json"))}
+    assert stats[str(cut)]["truncated"].startswith("the file ends inside the record")
+    assert stats[str(good)]["truncated"] is None

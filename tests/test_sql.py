@@ -335,7 +335,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _readme_duckdb_commands() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = text.split("## The day's commands", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
-    return [line for line in block.splitlines() if line.startswith("duckdb ")]
+    return [line for line in block.splitlines() if line.startswith(("duckdb ", "redecode sql "))]
 
 
 def _shell(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -404,3 +404,24 @@ def test_every_package_is_listed_for_the_wheel() -> None:
              for path in (ROOT / "pipeline").rglob("__init__.py")}
     assert listed == found | {"pipeline.sql"}
     assert (ROOT / "sql" / "__init__.py").exists()
+
+
+def test_redecode_sql_keeps_the_output_folder_absolute_in_a_database_file(
+    sample_out: Path, tmp_path: Path,
+) -> None:
+    # The views printed by the installed package read --out as an absolute path: a database
+    # file made in one directory reads the same folder from any other.
+    made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
+    made.mkdir()
+    elsewhere.mkdir()
+    (made / "out").symlink_to(sample_out)
+    database = tmp_path / "audit.duckdb"
+    created = _shell(f"redecode sql --out out/ | duckdb {database}", made)
+    assert created.returncode == 0 and not created.stderr, created.stderr
+    ((expected,),) = duckdb.execute(
+        "select count(*) from read_parquet(?)",
+        [[str(p) for p in sorted((sample_out / "records").glob("*/*.parquet"))]]).fetchall()
+    later = _shell(f"duckdb {database} -csv -noheader -c 'select count(*) from records'",
+                   elsewhere)
+    assert later.returncode == 0, later.stderr
+    assert int(later.stdout.strip()) == expected > 0

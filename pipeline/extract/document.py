@@ -12,7 +12,7 @@ and an element's attribute list for each attribute it appends, so a document nes
 thousands of unclosed elements, or a start tag with thousands of attributes, costs time
 quadratic in them (a 1.8 MB page took 267 s). The parse is stopped by the parser's own
 state (the depth of its stack of open elements, the attributes of the token it is about to
-handle, the thread's CPU time).
+handle, the distinct names outside Lexbor's tables, the thread's CPU time).
 """
 
 from __future__ import annotations
@@ -24,7 +24,12 @@ from pipeline.extract.main_text import (
     BOILERPLATE_PATTERNS,
     BOILERPLATE_ROLES,
     BOILERPLATE_TAGS,
+    COMMENT_FORM_PATTERNS,
+    COMMENT_PATTERNS,
+    COMMENT_TAGS,
     CONTAINER_MARK_KINDS,
+    CONTENT_CLASSES,
+    HIDDEN_CLASSES,
     HIDDEN_STYLE,
     MARK_KINDS,
     PATTERN_TAGS,
@@ -46,7 +51,7 @@ from pipeline.native import utf8 as encoder
 
 class ExtractionLimit(Exception):
     """A document refused by a limit of :class:`~pipeline.extract.options.ExtractOptions`
-    (``code``: ``too-deep``, ``too-many-attributes`` or ``time-budget``)."""
+    (``code``: ``too-deep``, ``too-many-attributes``, ``too-many-names`` or ``time-budget``)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(code, message)
@@ -57,8 +62,8 @@ class ExtractionLimit(Exception):
         return f"{self.code}: {self.message}"
 
 
-# Walk configuration flags (the compiled walk's F_INVISIBLE ... F_ARTICLE).
-_FLAG_INVISIBLE, _FLAG_BOILERPLATE, _FLAG_PATTERN, _FLAG_ARTICLE = 1, 2, 4, 8
+# Walk configuration flags (the compiled walk's F_INVISIBLE ... F_COMMENT).
+_FLAG_INVISIBLE, _FLAG_BOILERPLATE, _FLAG_PATTERN, _FLAG_ARTICLE, _FLAG_COMMENT = 1, 2, 4, 8, 16
 #: Never rendered as text (or not text at all): removed before the main text is measured,
 #: with a ``title`` in the body.
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "math", "iframe", "object",
@@ -75,11 +80,14 @@ def _configure() -> None:
     """Hand the compiled walks the extractors' tag tables and the tests they call back."""
     flags: dict[str, int] = {}
     for group, flag in ((INVISIBLE_TAGS, _FLAG_INVISIBLE), (BOILERPLATE_TAGS, _FLAG_BOILERPLATE),
-                        (PATTERN_TAGS, _FLAG_PATTERN), (("article",), _FLAG_ARTICLE)):
+                        (PATTERN_TAGS, _FLAG_PATTERN), (("article",), _FLAG_ARTICLE),
+                        (COMMENT_TAGS, _FLAG_COMMENT)):
         for tag in group:
             flags[tag] = flags.get(tag, 0) | flag
     style = HIDDEN_STYLE.search
     names = boilerplate_pattern(BOILERPLATE_PATTERNS).search
+    comment_names = boilerplate_pattern(COMMENT_PATTERNS).search
+    form_names = boilerplate_pattern(COMMENT_FORM_PATTERNS).search
     core.configure(
         flags, MARK_KINDS, CONTAINER_MARK_KINDS,
         # Cached: pages repeat the same class/style values on many elements, and each test
@@ -88,8 +96,16 @@ def _configure() -> None:
         lru_cache(maxsize=4096)(lambda value: len(value) > 1 and names(value.lower()) is not None),
         lambda value: value.lower() in BOILERPLATE_ROLES,
     )
-    # the class/id words, searched in C for ASCII names (others go to the regex above)
-    core.configure_patterns(tuple(BOILERPLATE_PATTERNS))
+    # the class/id words, searched in C for ASCII names (others go to the regexes); the
+    # content and hidden class tokens are compared ASCII-lowercased in C, str.lower()ed in
+    # the oracle: the same answer as long as no word holds a "k" (KELVIN SIGN lowercases to it)
+    if any("k" in word for word in CONTENT_CLASSES | HIDDEN_CLASSES):
+        raise RuntimeError("a class token the compiled test cannot match like str.lower()")
+    core.configure_patterns(
+        tuple(BOILERPLATE_PATTERNS), tuple(COMMENT_PATTERNS), tuple(sorted(CONTENT_CLASSES)),
+        lru_cache(maxsize=4096)(lambda value: len(value) > 1 and comment_names(value.lower()) is not None),
+        tuple(sorted(HIDDEN_CLASSES)), tuple(COMMENT_FORM_PATTERNS),
+        lru_cache(maxsize=4096)(lambda value: len(value) > 1 and form_names(value.lower()) is not None))
     # The C walk ASCII-lowercases meta keys where the oracle's wanted_key uses str.lower():
     # the same answer as long as no non-ASCII character lowercases into a wanted key (only
     # KELVIN SIGN -> "k" and I WITH DOT -> "i" + U+0307 lowercase into ASCII letters at all).
@@ -138,12 +154,13 @@ def parser_input(text: str, utf8: bytes | None, limit: int) -> tuple[bytes, str 
                   f"(max_parse_bytes = {limit:,})")
 
 
-def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: float) -> core.Document:
+def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: float,
+          max_names: int = 0) -> core.Document:
     """The compiled core's ``Document`` for the UTF-8 ``data``; raises
     :class:`ExtractionLimit` when the parse passes a limit or the thread CPU ``deadline``
     (``time.thread_time()`` seconds; 0: none)."""
     try:
-        return core.Document(data, max_open_elements, max_attributes, deadline)
+        return core.Document(data, max_open_elements, max_attributes, deadline, max_names)
     except core.ParseLimitError as exc:
         code, message = exc.args
         raise ExtractionLimit(code, message) from None
@@ -160,13 +177,13 @@ def facts(doc: core.Document, limits: tuple[int, ...]) -> tuple[int, Packed, lis
 
 
 def main_text(doc: core.Document, drop_boilerplate_tags: bool, drop_hidden: bool, prune_patterns: bool,
-              prefer_article: bool, max_share: float, article_min_share: float,
-              prefix_chars: int) -> tuple[list[Block], int, str]:
+              prefer_article: bool, max_share: float, article_min_share: float, comments: bool,
+              comment_max_share: float, prefix_chars: int) -> tuple[list[Block], int, str, list[Block]]:
     """(ExtractContent blocks of the scoring scope, length of the visible text, its first
-    ``prefix_chars`` characters): the tree's invisible and boilerplate elements left out,
-    its blocks, lines and links marked, the marked text cut into blocks, without modifying
-    the tree."""
-    blocks_, length, prefix, _ = doc.main_text(drop_boilerplate_tags, drop_hidden, prune_patterns,
-                                               prefer_article, max_share, article_min_share,
-                                               prefix_chars)
-    return blocks_, length, prefix
+    ``prefix_chars`` characters, blocks of the comment sections — empty unless ``comments``):
+    the tree's invisible and boilerplate elements left out, its blocks, lines and links
+    marked, the marked text cut into blocks, without modifying the tree."""
+    blocks_, length, prefix, _, comment_blocks = doc.main_text(
+        drop_boilerplate_tags, drop_hidden, prune_patterns, prefer_article, max_share,
+        article_min_share, comments, comment_max_share, prefix_chars)
+    return blocks_, length, prefix, comment_blocks

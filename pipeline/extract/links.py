@@ -4,7 +4,7 @@ Two steps, both compiled (``tests/oracles/extract.py`` restates them in Python, 
 compare the two):
 
 1. *Candidates* (the ``facts`` walk of ``_document.c`` with the tokenizers of
-   ``_urltext.c``, :func:`pipeline.extract.document.packed_facts`): in tree order, each URL
+   ``_urltext.c``, :func:`pipeline.extract.document.facts`): in tree order, each URL
    of each URL-valued attribute and of each content that holds URLs, as ``(kind, tag, attr,
    value, rel, text)`` — the table is :mod:`pipeline.extract.url_attributes`.
    The walk reads URLs out of text as it goes: a ``srcset`` split into its image

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.frozen import builder
+from pipeline.http.response import HttpNote
 from pipeline.native import head
 
 
@@ -41,7 +42,7 @@ class ResponseHead:
     status_line: bytes | None
     headers: tuple[tuple[bytes, bytes], ...]
     body_start: int
-    notes: tuple[str, ...]
+    notes: tuple[HttpNote, ...]
 
 
 _new_head = builder(ResponseHead)

@@ -25,10 +25,11 @@ class ParseLimitError(Exception):
 @final
 class Document:
     """UTF-8 ``data`` parsed by Lexbor as an HTML document; the parse is stopped
-    (:class:`ParseLimitError`) past a limit (0: none) or the thread CPU ``deadline``."""
+    (:class:`ParseLimitError`) past a limit (0: none: the open elements, one start tag's
+    attributes, the distinct names outside Lexbor's tables) or the thread CPU ``deadline``."""
 
     def __new__(cls, data: ReadableBuffer, max_depth: int = 0, max_attributes: int = 0,
-                deadline: float = 0.0) -> Document: ...
+                deadline: float = 0.0, max_names: int = 0) -> Document: ...
     @overload
     def facts(
         self, limits: tuple[int, ...], packed: Literal[False] = False, /
@@ -42,10 +43,12 @@ class Document:
         """:meth:`facts` with the candidates packed: (pack, the objects it indexes)."""
     def main_text(
         self, drop_tags: bool, drop_hidden: bool, prune_patterns: bool, prefer_article: bool,
-        max_share: float, article_min_share: float, prefix_chars: int, /,
-    ) -> tuple[list[_Block], int, str, bool]:
+        max_share: float, article_min_share: float, comments: bool, comment_max_share: float,
+        prefix_chars: int, /,
+    ) -> tuple[list[_Block], int, str, bool, list[_Block]]:
         """(blocks of the scoring scope, visible text length, its first ``prefix_chars``
-        characters, whether the scope is an article container)."""
+        characters, whether the scope is an article container, blocks of the comment
+        sections: empty unless ``comments``)."""
 
 def srcset_urls(value: str, /) -> list[str]:
     """The image candidate URLs of a ``srcset`` value."""
@@ -63,8 +66,14 @@ def configure(
 ) -> None:
     """The main-text walks' tag tables and the tests they call back."""
 
-def configure_patterns(words: tuple[str, ...], /) -> None:
-    """The ASCII lowercase class/id words searched in C."""
+def configure_patterns(
+    words: tuple[str, ...], comment_words: tuple[str, ...], content_classes: tuple[str, ...],
+    comment_names: Callable[[str], bool], hidden_classes: tuple[str, ...],
+    comment_form_words: tuple[str, ...], comment_form_names: Callable[[str], bool], /,
+) -> None:
+    """The ASCII lowercase class/id words searched in C (boilerplate, comment sections,
+    their reply forms), the class tokens that exempt or hide an element, and the tests of
+    names that are not ASCII."""
 
 def configure_urls(
     kinds: tuple[str, ...], per_element: tuple[tuple[str, str, str, int], ...],

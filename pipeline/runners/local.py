@@ -32,9 +32,10 @@ from pipeline.runners.plan import plan as plan_run
 from pipeline.runners.progress import ProgressFn
 from pipeline.runners.rundir import PART_NAME, TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
-from pipeline.runners.taskinfo import Task, TaskStats, read_committed
+from pipeline.runners.taskinfo import BaseInput, Task, TaskStats, read_committed
 from pipeline.schema import RUNS
 from pipeline.sources.inputs import writable_name
+from pipeline.sources.roots import stable_name
 from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
 
 #: Part footers read at once when the accounting is checked on a remote store.
@@ -102,6 +103,11 @@ class RunSummary:
     partial_errors: int = 0
     #: (file, reason) for every input nothing at all could be read from (exit code 3)
     unreadable: tuple[tuple[str, str], ...] = ()
+    #: (file, where) for every input that ends inside a record (a cut download)
+    truncated: tuple[tuple[str, str], ...] = ()
+    #: (file, skipped by reason) for every input read whole that held nothing to decode
+    #: (no response or resource record: a WAT or WET file, a WARC of requests only)
+    nothing_to_decode: tuple[tuple[str, dict[str, int]], ...] = ()
     #: (path, reason) for every file a folder scan passed over
     skipped_inputs: tuple[tuple[str, str], ...] = ()
     #: (input, reason) for every input that named nothing (only with allow_missing)
@@ -109,6 +115,12 @@ class RunSummary:
     rules: tuple[RuleUse, ...] = ()
     #: the holder of a stale lock this run took over ("pid 12 on host h since ..."), if any
     took_over_lock: str | None = None
+    #: an incremental run (``--base-run``): the base run, whether the change was local,
+    #: records whose rows were copied and records decoded again
+    base_run: str | None = None
+    base_change: str | None = None
+    copied: int = 0
+    redecoded: int = 0
 
     @property
     def skipped_total(self) -> int:
@@ -161,7 +173,9 @@ def _execute_locked(
             done.append(stats)
         else:
             tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
-                              plan.strict, storage))
+                              plan.strict, storage, pages=plan.pages.get(path, ()),
+                              key=stable_name(redact_url(path), plan.input_root),
+                              base=_base_input(plan, path)))
     if plan.overwrite:
         rundir.remove(keep=(rundir.lock,))
     storage.remove(rundir.finished)
@@ -171,10 +185,10 @@ def _execute_locked(
                        + leftovers.get(None, []))
     started_at = datetime.now(UTC)
     started = time.monotonic()
-    resumed = len(done)
+    resumed = sum(len(plan.pages.get(plan.files[stats.rank], ())) or 1 for stats in done)
     if progress:
-        for _ in range(resumed):
-            progress("file", 0, 0)
+        for stats in done:
+            progress("resumed", stats.rank, 0)
     execute_tasks = executor or _execute
     done.extend(execute_tasks(tasks, plan.workers, progress))
     done.sort(key=lambda s: s.rank)
@@ -189,6 +203,17 @@ def _execute_locked(
     _write_runs_row(rundir, summary, plan.rules, started_at, plan.config)
     storage.write_bytes(rundir.finished, datetime.now(UTC).isoformat().encode())
     return summary
+
+
+def _base_input(plan: RunPlan, path: str) -> BaseInput | None:
+    """Where the task of ``path`` copies from: its rank in the base run of a local change,
+    None when it is decoded whole (no base run, a global change, an input the base run did
+    not read)."""
+    base = plan.base
+    if base is None or base.change != "local" or base.ranks is None:
+        return None
+    rank = base.ranks.get(redact_url(path))
+    return None if rank is None else BaseInput(base.run_id, rank, base.overrides)
 
 
 def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> Iterator[TaskStats]:
@@ -287,8 +312,8 @@ def _summarize(
     holder = lock.stale_holder
     return RunSummary(
         run_id=plan.run_id,
-        inputs=tuple(redact_url(path) for path in plan.files),
-        files=len(plan.files),
+        inputs=tuple(plan.config["inputs"]),  # every input file, saved pages one by one
+        files=len(plan.config["inputs"]),
         seen=sum(s.seen for s in done),
         written=sum(s.written for s in done),
         skipped=dict(sorted(skipped.items())),
@@ -304,11 +329,18 @@ def _summarize(
         peak_rss_mb=max((s.peak_rss_mb for s in done), default=0.0),
         sources=dict(sorted(sources.items())),
         unreadable=tuple((s.path, s.unreadable) for s in done if s.unreadable is not None),
+        truncated=tuple((s.path, s.truncated) for s in done if s.truncated is not None),
+        nothing_to_decode=tuple((s.path, s.skipped) for s in done if s.seen and not s.written
+                                and not s.errors and s.unreadable is None),
         skipped_inputs=plan.skipped_inputs,
         missing_inputs=plan.missing_inputs,
         rules=rules,
         took_over_lock=(f"pid {holder.get('pid')} on host {holder.get('host')} since "
                         f"{holder.get('since')}" if holder else None),
+        base_run=plan.base.run_id if plan.base is not None else None,
+        base_change=plan.base.change if plan.base is not None else None,
+        copied=sum(s.copied for s in done),
+        redecoded=sum(s.redecoded for s in done),
     )
 
 
@@ -334,6 +366,7 @@ def run(
     strict: bool = False,
     storage: Storage | None = None,
     input_base: str | None = None,
+    base_run: str | None = None,
 ) -> RunSummary:
     """Decode every input into ``out`` (:func:`~pipeline.runners.plan.plan`, then
     :func:`execute`); returns the summary (also written to ``runs``). Raises ``RunRefused``
@@ -341,7 +374,7 @@ def run(
     planned = plan_run(
         inputs, out, rules, workers=workers, run_id=run_id, resume=resume, overwrite=overwrite,
         allow_missing=allow_missing, columns=columns, config_sources=config_sources,
-        strict=strict, storage=storage, input_base=input_base,
+        strict=strict, storage=storage, input_base=input_base, base_run=base_run,
     )
     return execute(planned, progress=progress, executor=executor)
 
@@ -371,7 +404,11 @@ def _write_runs_row(
         "bytes_read": summary.bytes_read,
         "seconds": summary.seconds,
         "invariant_ok": summary.invariant_ok,
+        "base_run": summary.base_run,
+        "records_copied": summary.copied,
+        "records_redecoded": summary.redecoded,
         "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
+        "input_root": config.get("input_root"),
     }
     table = pa.Table.from_pylist([row], schema=RUNS)
     with rundir.storage.atomic_writer(rundir.part("runs", 0)) as fh:

@@ -16,6 +16,7 @@ from typing import Any
 from pipeline import __version__
 from pipeline.provenance import code_identity
 from pipeline.rules import Rules
+from pipeline.runners.baseplan import BasePlan, load_base
 from pipeline.runners.rundir import (
     MetadataError,
     RunDir,
@@ -23,7 +24,9 @@ from pipeline.runners.rundir import (
     new_run_id,
     validate_run_id,
 )
-from pipeline.sources.inputs import expand_inputs
+from pipeline.sources.inputs import Page, expand_inputs
+from pipeline.sources.pages import page_url
+from pipeline.sources.roots import input_root
 from pipeline.storage import (
     Storage,
     StorageError,
@@ -36,6 +39,10 @@ from pipeline.storage import (
     scheme_of,
 )
 
+#: Saved pages read by one task: a folder of 100,000 pages is 200 tasks (parts, stats and
+#: markers), not 100,000, and still spreads over every worker.
+PAGES_PER_TASK = 500
+
 
 class NothingToResume(Exception):
     """``--resume`` found no unfinished run to continue; nothing was written (exit code 0)."""
@@ -47,6 +54,7 @@ class RunPlan:
 
     out: str  # a local path or a URL
     run_id: str
+    #: what each rank reads: an input file, or the name of a batch of saved pages
     files: tuple[str, ...]
     rules: Rules
     config: dict[str, Any]
@@ -58,6 +66,14 @@ class RunPlan:
     skipped_inputs: tuple[tuple[str, str], ...]
     missing_inputs: tuple[tuple[str, str], ...]
     storage: Storage = field(default_factory=Storage)
+    #: what planning passed over and the user should hear of (a run whose config is corrupt)
+    notes: tuple[str, ...] = ()
+    #: a batch's name (in ``files``) -> its saved pages: (path, relative name, URL)
+    pages: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)
+    #: what ``warc_filename`` is relative to (:mod:`pipeline.sources.roots`); None: full paths
+    input_root: str | None = None
+    #: the base run of an incremental re-decode (None: decode everything)
+    base: BasePlan | None = None
 
 
 def plan(
@@ -76,6 +92,8 @@ def plan(
     storage: Storage | None = None,
     input_base: str | None = None,
     engine: dict[str, Any] | None = None,
+    url_base: str | None = None,
+    base_run: str | None = None,
 ) -> RunPlan:
     """Check a run before anything is written; :class:`RunRefused` (exit code 2) names what
     is wrong: a bad run id or ``--out`` (a missing bucket, bad credentials, an unreachable
@@ -85,7 +103,12 @@ def plan(
 
     ``input_base`` is the folder or URL relative entries of path lists are taken from
     (Common Crawl's ``warc.paths.gz`` with ``https://data.commoncrawl.org/``); ``engine``
-    (where the tasks run: ``{"engine": "spark", "master": ...}``) is kept in the config."""
+    (where the tasks run: ``{"engine": "spark", "master": ...}``) is kept in the config.
+    Saved pages (``.html``, ``.htm``) are read :data:`PAGES_PER_TASK` to a task, each as
+    the URL ``url_base`` extended by its name relative to the folder it was found in
+    (else its ``file://`` URL).
+    ``base_run`` names a finished run in ``out`` to copy what the rules change cannot alter
+    from (:mod:`pipeline.runners.incremental`)."""
     storage = storage or Storage()
     out = normalize(str(out))
     if workers is not None and workers < 1:
@@ -105,14 +128,20 @@ def plan(
         shown = "; ".join(f"{storage.scrub(m.input)}: {storage.scrub(m.reason)}"
                           for m in expanded.missing)
         raise RunRefused(f"inputs not found: {shown} (--allow-missing runs the rest)")
-    files = expanded.files
+    if url_base is not None:
+        url_base = _check_url_base(url_base, bool(expanded.pages))
+    batches = _page_batches(expanded.pages, url_base)
+    files = [*expanded.files, *batches]
     if not files:
         raise RunRefused("no input files" + (f" in {', '.join(map(redact_url, inputs))}"
                                              if inputs else ""))
-    shown_files = [redact_url(path) for path in files]
+    shown_files = sorted([*(redact_url(path) for path in expanded.files),
+                          *(redact_url(page.path) for page in expanded.pages)])
+    notes: list[str] = []
     try:
         if resume:
-            run_id = _find_run_to_resume(storage, out, shown_files, rules, run_id)
+            run_id = _find_run_to_resume(storage, out, shown_files, rules, run_id, notes,
+                                         url_base)
         elif run_id is not None and not overwrite and RunDir(storage, out, run_id).exists():
             raise RunRefused(
                 f"run {run_id} already exists in {out}: add --resume to continue it, or "
@@ -120,9 +149,20 @@ def plan(
             )
     except StorageError as exc:
         raise RunRefused(f"--out {out}: {exc}") from None
+    if run_id is not None and (resume or overwrite):
+        _refuse_links(RunDir(storage, out, run_id), "--resume" if resume else "--overwrite")
     if run_id is None:
         digest = hashlib.sha256(json.dumps([shown_files, rules.version]).encode()).hexdigest()
         run_id = new_run_id(digest)
+    root = input_root([redact_url(item) for item in inputs], shown_files,
+                      redact_url(input_base) if input_base else None)
+    code = code_identity()
+    base = None
+    if base_run is not None:
+        validate_run_id(base_run)
+        if base_run == run_id:
+            raise RunRefused(f"--base-run {base_run}: a run cannot be its own base")
+        base = load_base(RunDir(storage, out, base_run), rules, code, root)
     skipped = tuple((redact_url(s.path), s.reason) for s in expanded.skipped)
     missing = tuple((storage.scrub(m.input), storage.scrub(m.reason)) for m in expanded.missing)
     config = {
@@ -130,6 +170,8 @@ def plan(
         "started_at": datetime.now(UTC).isoformat(),
         "inputs": shown_files,
         "input_base": redact_url(input_base) if input_base else None,
+        "url_base": url_base,
+        "input_root": root,
         "pipeline_version": __version__,
         "rules_version": rules.version,
         "rules": rules.to_json(),
@@ -141,14 +183,41 @@ def plan(
         "sources": config_sources or {},
         "skipped_inputs": [{"path": p, "reason": r} for p, r in skipped],
         "missing_inputs": [{"input": i, "reason": r} for i, r in missing],
-        "code": code_identity(),
+        "code": code,
+        "base_run": base.to_json() if base is not None else None,
     }
     return RunPlan(
         out=out, run_id=run_id, files=tuple(files), rules=rules, config=config,
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
-        missing_inputs=missing, storage=storage,
+        missing_inputs=missing, storage=storage, notes=tuple(notes), pages=batches,
+        input_root=root, base=base,
     )
+
+
+def _check_url_base(url_base: str, has_pages: bool) -> str:
+    """``--url-base`` as page names extend it (ending in ``/``), or :class:`RunRefused`."""
+    if not has_pages:
+        raise RunRefused(f"--url-base {url_base}: the inputs hold no saved page (.html, .htm) "
+                         "for it to name")
+    if not is_url(url_base):
+        raise RunRefused(f"--url-base {url_base}: not a URL (e.g. https://example.com/, or "
+                         "https:// for a wget mirror whose folders are host names)")
+    return url_base if url_base.endswith("/") else url_base + "/"
+
+
+def _page_batches(pages: list[Page], url_base: str | None
+                  ) -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """Saved pages in tasks of :data:`PAGES_PER_TASK`, in order, each named by its first
+    and last page (a lone page by its path)."""
+    batches: dict[str, tuple[tuple[str, str, str], ...]] = {}
+    for start in range(0, len(pages), PAGES_PER_TASK):
+        chunk = pages[start:start + PAGES_PER_TASK]
+        name = (chunk[0].path if len(chunk) == 1 else
+                f"{chunk[0].path} ... {chunk[-1].path} ({len(chunk)} saved pages)")
+        batches[name] = tuple((page.path, page.name, page_url(page.path, page.name, url_base))
+                              for page in chunk)
+    return batches
 
 
 def _check_out(storage: Storage, out: str) -> None:
@@ -158,6 +227,10 @@ def _check_out(storage: Storage, out: str) -> None:
         if scheme_of(out) in ("http", "https"):
             raise RunRefused(f"--out {redact_url(out)}: http(s) is read-only; write to a "
                              "local path or an object store")
+        odd = _odd_output_url(out)
+        if odd:
+            raise RunRefused(f"--out {redact_url(out)}: {odd}; name the output folder as "
+                             "s3://bucket/prefix")
         try:
             storage.check_bucket(out)
             if storage.is_file(out):
@@ -176,27 +249,77 @@ def _check_out(storage: Storage, out: str) -> None:
         raise RunRefused(f"--out {out}: {ancestor} is not writable")
 
 
-def _runs_in(storage: Storage, out: str) -> list[tuple[str, dict[str, Any]]]:
-    """Every run in ``out`` with its config, newest first; :class:`MetadataError` for a
-    corrupt one."""
+def _refuse_links(rundir: RunDir, option: str) -> None:
+    """:class:`RunRefused` when a folder of the run (or its lock) is a symbolic link:
+    ``--overwrite`` and ``--resume`` remove and write files in those folders, and nothing
+    outside ``--out`` is ever touched."""
+    links = rundir.links()
+    if links:
+        shown = "; ".join(f"{path} -> {target}" for path, target in links)
+        raise RunRefused(f"--out {rundir.out}: run {rundir.run_id}'s folders hold symbolic "
+                         f"links ({shown}); {option} touches nothing outside --out: remove "
+                         "the links (rm, not rm -r) or move the run's folders back")
+
+
+def _odd_output_url(out: str) -> str | None:
+    """Why the output URL ``out`` names no plain folder, or None. A store's key may hold
+    any character, but an output folder whose name has an empty segment (``s3://b//x``:
+    readers listing ``s3://b/x`` never see it), a ``.``/``..`` segment, or a ``?`` or
+    ``#`` (read as a version or a fragment by other tools: ``s3://b/q?versionId=1``) is
+    almost always a typing mistake, and the run could not read its own output back.
+
+    >>> _odd_output_url("s3://b/out"), _odd_output_url("s3://b")
+    (None, None)
+    >>> _odd_output_url("s3://b//x")
+    "an empty folder name ('//')"
+    >>> _odd_output_url("s3://b/q?versionId=1")
+    "'?' in the folder name"
+    """
+    scheme = scheme_of(out) or ""
+    bucket, _, key = out[len(scheme) + 3:].partition("/")
+    if not bucket:
+        return "no bucket"
+    for char in "?#":
+        if char in out:
+            return f"'{char}' in the folder name"
+    segments = key.split("/") if key else []
+    if any(segment == "" for segment in segments):
+        return "an empty folder name ('//')"
+    if any(segment in (".", "..") for segment in segments):
+        return "a '.' or '..' folder name"
+    return None
+
+
+def _runs_in(storage: Storage, out: str, notes: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Every run in ``out`` with its config, newest first. A run whose config cannot be
+    read or is not a run's config is passed over, with a note in ``notes`` naming it (one
+    damaged run must not keep every other run of the folder from being resumed)."""
     runs = []
     for name, is_dir in storage.list_dir(join(out, "_runs")):
         rundir = RunDir(storage, out, name)
         if is_dir and storage.is_file(rundir.config):
-            data = rundir.read_json(rundir.config)
+            try:
+                data = rundir.read_json(rundir.config)
+            except MetadataError as exc:
+                notes.append(f"passed over run {name} while looking for the run to resume: "
+                             f"{exc}")
+                continue
             if not isinstance(data, dict):
-                raise MetadataError(f"{rundir.config}: not a run's config; remove the run "
-                                    "with --overwrite")
+                notes.append(f"passed over run {name} while looking for the run to resume: "
+                             f"{rundir.config}: not a run's config; remove the run with "
+                             "--overwrite")
+                continue
             runs.append((name, data))
     runs.sort(key=lambda run: (str(run[1].get("started_at", "")), run[0]), reverse=True)
     return runs
 
 
 def _find_run_to_resume(
-    storage: Storage, out: str, files: list[str], rules: Rules, run_id: str | None
+    storage: Storage, out: str, files: list[str], rules: Rules, run_id: str | None,
+    notes: list[str], url_base: str | None = None,
 ) -> str:
     """The run ``--resume`` continues; :class:`NothingToResume` or :class:`RunRefused` why
-    there is none."""
+    there is none. Runs passed over on the way (a corrupt config) are named in ``notes``."""
     if run_id is not None:
         rundir = RunDir(storage, out, run_id)
         if not storage.exists(rundir.config):
@@ -205,25 +328,30 @@ def _find_run_to_resume(
         if not isinstance(data, dict):
             raise MetadataError(f"{rundir.config}: not a run's config; remove the run with "
                                 "--overwrite")
-        if data.get("inputs") != files or data.get("rules_version") != rules.version:
+        if (data.get("inputs") != files or data.get("rules_version") != rules.version
+                or data.get("url_base") != url_base):
             raise RunRefused(
                 f"run {run_id} in {out} was started with other inputs, rules or code (its "
-                "rules_version): resume it with the same ones, or --overwrite it"
+                "rules_version), or another --url-base: resume it with the same ones, or "
+                "--overwrite it"
             )
         if rundir.is_finished():
             raise NothingToResume(f"run {run_id} in {out} has finished; nothing to resume")
         return run_id
-    same = [(rid, data) for rid, data in _runs_in(storage, out)
-            if data.get("inputs") == files and data.get("rules_version") == rules.version]
+    same = [(rid, data) for rid, data in _runs_in(storage, out, notes)
+            if data.get("inputs") == files and data.get("rules_version") == rules.version
+            and data.get("url_base") == url_base]
+    passed = (f" (passed over {len(notes)} run(s) whose config is corrupt: "
+              f"{'; '.join(notes)})" if notes else "")
     if not same:
         raise RunRefused(
             f"nothing to resume: {out} holds no run of these inputs and rules "
-            "(drop --resume to start one)"
+            f"(drop --resume to start one){passed}"
         )
     newest, _ = same[0]
     if RunDir(storage, out, newest).is_finished():
         raise NothingToResume(
             f"the newest run of these inputs and rules in {out}, {newest}, has finished; "
-            "nothing to resume (drop --resume to start a new run)"
+            f"nothing to resume (drop --resume to start a new run){passed}"
         )
     return newest

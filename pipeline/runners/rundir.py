@@ -193,6 +193,23 @@ class RunDir:
                          if not is_dir and pattern.fullmatch(name))
         return sorted(found)
 
+    def links(self) -> list[tuple[str, str]]:
+        """``(path, target)`` of every symbolic link among the run's folders in a local
+        ``out`` (a table folder, ``run_id=R``, ``_runs``, ``_runs/R``, its ``_stats`` and
+        ``_completions``) and its lock file: through one, removing or writing the run
+        would touch files outside ``out``. None on a remote store."""
+        import os
+
+        from pipeline.storage import is_remote
+
+        if is_remote(self.out):
+            return []
+        candidates = [join(self.out, table) for table in TABLES]
+        candidates += [self.partition(table) for table in TABLES]
+        candidates += [join(self.out, "_runs"), self.meta, join(self.meta, "_stats"),
+                       join(self.meta, "_completions"), self.lock]
+        return [(path, os.readlink(path)) for path in candidates if os.path.islink(path)]
+
     def exists(self) -> bool:
         """True when a run with this id left anything in ``out``."""
         return bool(self.existing_files())

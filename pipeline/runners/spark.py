@@ -22,11 +22,12 @@ import os
 import pickle
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from pipeline.runners.progress import ProgressFn
+from pipeline.runners.startup import start_worker
 from pipeline.runners.taskinfo import StrictModeError, Task, TaskStats, commit_task
 
 #: Commits run this many at a time on the driver (each is a few requests on a store).
@@ -105,10 +106,20 @@ def spark_executor(spark: Any, partitions: int | None = None) -> Any:
     return execute
 
 
+def run_pickled_tasks(blobs: Iterable[bytes], reported: Any) -> None:
+    """What a Spark task runs: configure this process (:func:`start_worker`), then run each
+    pickled :class:`~pipeline.runners.taskinfo.Task` and add its stats to the accumulator
+    ``reported`` (the driver commits them). Unpickling comes after the setup, so the
+    pipeline's imports (numpy) come after it too; this module itself imports none of them."""
+    start_worker()
+    from pipeline.runners.task import run_task
+
+    finished = [run_task(pickle.loads(blob)) for blob in blobs]
+    reported.add(finished)
+
+
 def _run_job(spark: Any, tasks: list[Task], partitions: int,
              progress: ProgressFn | None) -> Iterator[TaskStats]:
-    from pipeline.runners.startup import run_pickled_tasks
-
     sc = spark.sparkContext
     reported = sc.accumulator([], _stats_param())
     # Tasks travel pickled, as bytes: an executor then imports nothing of the pipeline

@@ -21,6 +21,11 @@ passes (the runner's storage layer; this module never opens a store itself). A p
 listed recursively with the same suffix rules as a local folder. Remote files named one by
 one (a Common Crawl listing names ~90,000) are checked in bulk, one listing per folder.
 
+Saved pages (``.html``, ``.htm``: a browser's "Save as", a wget mirror, what trafilatura is
+given) are inputs too (:class:`Page`, each with its name relative to the folder it was
+found in): a file named so, or a folder scan's pages when the scan found no archive (beside
+archives they are passed over, with the reason: a crawl's folder may hold an ``index.html``).
+
 An input (or a list's line) that names no file is *missing* (:class:`Missing`): the caller
 decides whether that stops the run.
 
@@ -42,6 +47,8 @@ ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".parquet", ".warc.l
                     ".warc.bz2")
 #: Common Crawl's derived formats: metadata (WAT) and extracted text (WET), no raw bytes.
 DERIVED_SUFFIXES = (".warc.wat.gz", ".warc.wet.gz", ".wat.gz", ".wet.gz", ".wat", ".wet")
+#: Saved pages: one HTML file per page, no HTTP headers.
+PAGE_SUFFIXES = (".html", ".htm")
 _GLOB_CHARS = frozenset("*?[")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: Schemes the storage layer reads.
@@ -58,7 +65,7 @@ class Lister(Protocol):
     def list_files(self, path: str, *, hidden: bool = False) -> list[str]: ...
     def glob_entries(self, pattern: str) -> list[tuple[str, bool]]: ...
     def read_bytes(self, path: str) -> bytes: ...
-    def existing(self, paths: list[str]) -> set[str]: ...
+    def existing(self, paths: list[str], failures: dict[str, str] | None = None) -> set[str]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,13 +84,24 @@ class Skipped:
     reason: str
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class Page:
+    """A saved page to read: its path, and its name relative to the folder it was found in
+    (the file's own name when it was named by itself), which ``--url-base`` extends."""
+
+    path: str
+    name: str
+
+
 @dataclass(frozen=True, slots=True)
 class Inputs:
-    """What the inputs named: the files to read, and what was missing or passed over."""
+    """What the inputs named: the archives and the saved pages to read, and what was missing
+    or passed over."""
 
     files: list[str]
     missing: list[Missing] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    pages: list[Page] = field(default_factory=list)
 
 
 def writable_name(path: str) -> str:
@@ -112,6 +130,15 @@ def is_archive_name(name: str) -> bool:
     return lower.endswith(ARCHIVE_SUFFIXES) and not lower.endswith(DERIVED_SUFFIXES)
 
 
+def is_page_name(name: str) -> bool:
+    """True for a saved page's name (case-insensitive).
+
+    >>> is_page_name("Index.HTML"), is_page_name("a.htm"), is_page_name("a.warc.gz")
+    (True, True, False)
+    """
+    return name.lower().endswith(PAGE_SUFFIXES)
+
+
 def skip_reason(name: str) -> str:
     """Why a folder scan passes over a file that :func:`is_archive_name` refuses.
 
@@ -130,6 +157,12 @@ def skip_reason(name: str) -> str:
     return "not an archive name"
 
 
+def _is_cc_listing(path: str) -> bool:
+    """True for Common Crawl's listings (``warc.paths.gz``, any ``.paths``/``.paths.gz``),
+    whose lines are relative to the crawl's root, not to the listing's folder."""
+    return path.split("?", 1)[0].lower().endswith((".paths", ".paths.gz"))
+
+
 def _scheme(path: str) -> str | None:
     match = _URL.match(path)
     return match.group()[:-3].lower() if match else None
@@ -137,6 +170,28 @@ def _scheme(path: str) -> str | None:
 
 def _url_folder(url: str) -> str:
     return url.rstrip("/").rpartition("/")[0]
+
+
+def _url_name(url: str) -> str:
+    """The last segment of a URL's path (a page named by its URL)."""
+    path = url.split("?", 1)[0] if _scheme(url) in ("http", "https") else url
+    return path.rstrip("/").rpartition("/")[2]
+
+
+def _glob_base(pattern: str) -> str:
+    """The folder a glob pattern's matches are under: its segments before the first one
+    that holds a glob character.
+
+    >>> _glob_base("pages/**/*.html"), _glob_base("s3://b/site/*/index.html")
+    ('pages', 's3://b/site')
+    """
+    segments = pattern.split("/")
+    fixed = []
+    for segment in segments[:-1]:
+        if _GLOB_CHARS & set(segment):
+            break
+        fixed.append(segment)
+    return "/".join(fixed)
 
 
 def _has_glob(item: str) -> bool:
@@ -163,9 +218,27 @@ class _Expansion:
         self.skipped: list[Skipped] = []
         #: remote files named one by one, checked in bulk at the end: (url, missing label)
         self.pending: list[tuple[str, str]] = []
+        #: missing label -> what a reason for it adds (a list's relative line: where from)
+        self.hints: dict[str, str] = {}
+        self.pages: list[Page] = []
+
+    def take_pages(self, pages: list[Page], archives: list[str]) -> None:
+        """A folder scan's pages: taken when it found no archive, else passed over."""
+        if not archives:
+            self.pages.extend(pages)
+            return
+        self.skipped.extend(Skipped(page.path, "a saved page beside archives (name the "
+                                    "pages' own folder or files to decode them)")
+                            for page in pages)
+
+    def miss(self, label: str, reason: str) -> None:
+        """Report ``label`` as missing, for ``reason`` (and what is known of where it was
+        looked for)."""
+        self.missing.append(Missing(label, reason + self.hints.get(label, "")))
 
     def walk(self, directory: str) -> list[str]:
         found = []
+        pages: list[Page] = []
         for root, dirs, files in os.walk(directory, followlinks=False):
             kept = []
             for name in sorted(dirs):
@@ -181,8 +254,11 @@ class _Expansion:
                 path = os.path.join(root, name)
                 if is_archive_name(name):
                     found.append(path)
+                elif is_page_name(name):
+                    pages.append(Page(path, os.path.relpath(path, directory).replace(os.sep, "/")))
                 else:
                     self.skipped.append(Skipped(path, skip_reason(name)))
+        self.take_pages(pages, found)
         return found
 
     def walk_remote(self, prefix: str) -> list[str]:
@@ -190,6 +266,7 @@ class _Expansion:
         assert self.storage is not None
         base = prefix.rstrip("/") + "/"
         found = []
+        pages: list[Page] = []
         passed: set[str] = set()
         for url in self.storage.list_files(prefix, hidden=True):
             rel = url[len(base):] if url.startswith(base) else url.rpartition("/")[2]
@@ -206,8 +283,11 @@ class _Expansion:
                     self.skipped.append(Skipped(self.exclude, "the output folder"))
             elif is_archive_name(parts[-1]):
                 found.append(url)
+            elif is_page_name(parts[-1]):
+                pages.append(Page(url, rel))
             else:
                 self.skipped.append(Skipped(url, skip_reason(parts[-1])))
+        self.take_pages(pages, found)
         return found
 
     def read_list(self, list_path: str) -> list[str]:
@@ -229,20 +309,26 @@ class _Expansion:
             entry = line.strip()
             if not entry or entry.startswith("#"):
                 continue
+            label = f"{list_path}:{number}: {line.strip()}"
             if not os.path.isabs(entry) and not _URL.match(entry):
                 entry = (base.rstrip("/") + "/" + entry if _URL.match(base)
                          else os.path.join(base, entry))
-            label = f"{list_path}:{number}: {line.strip()}"
+                if self.input_base is None and _is_cc_listing(list_path):
+                    self.hints[label] = (
+                        f" (a relative line, looked for in the list's folder {base or '.'} "
+                        "since no --input-base was given; Common Crawl's listings need "
+                        "--input-base https://data.commoncrawl.org/ or s3://commoncrawl/)")
             out.extend(self.expand_reported(entry, label))
         return out
 
     def expand_reported(self, item: str, label: str) -> list[str]:
         """:meth:`expand_one`, reporting ``label`` as missing when it names nothing and
         nothing inside it (a list's own lines) was reported already."""
-        known = len(self.missing), len(self.pending)
+        known = len(self.missing), len(self.pending), len(self.pages)
         hits, reason = self.expand_one(item, label)
-        if not hits and reason and (len(self.missing), len(self.pending)) == known:
-            self.missing.append(Missing(label, reason))
+        if not hits and reason and (len(self.missing), len(self.pending),
+                                    len(self.pages)) == known:
+            self.miss(label, reason)
         return hits
 
     def expand_one(self, item: str, label: str) -> tuple[list[str], str]:
@@ -260,12 +346,19 @@ class _Expansion:
         if os.path.isfile(item):
             if item.lower().endswith(LIST_SUFFIXES):
                 return self.read_list(item), "the list names no file"
+            if is_page_name(item):
+                self.pages.append(Page(item, os.path.basename(item)))
+                return [], ""
             return [item], ""
         if _GLOB_CHARS & set(item):
             out: list[str] = []
+            base = _glob_base(item)
             for hit in sorted(glob.glob(item, recursive=True)):
                 if os.path.isdir(hit):
                     out.extend(self.walk(hit))
+                elif os.path.isfile(hit) and is_page_name(hit):
+                    self.pages.append(Page(hit, os.path.relpath(hit, base or os.curdir)
+                                          .replace(os.sep, "/")))
                 elif os.path.isfile(hit):
                     out.append(hit)
             return out, "the pattern matches no file"
@@ -286,8 +379,15 @@ class _Expansion:
                 return self.read_list(url), "the list names no file"
             if _has_glob(url):
                 out: list[str] = []
+                base = _glob_base(url)
                 for hit, is_dir in self.storage.glob_entries(url):
-                    out.extend(self.walk_remote(hit) if is_dir else [hit])
+                    if is_dir:
+                        out.extend(self.walk_remote(hit))
+                    elif is_page_name(hit):
+                        self.pages.append(Page(hit, hit[len(base):].lstrip("/")
+                                               if hit.startswith(base) else _url_name(hit)))
+                    else:
+                        out.append(hit)
                 return out, "the pattern matches no file"
             if url.endswith("/"):
                 return self.walk_remote(url), "no archive files under this prefix"
@@ -302,34 +402,42 @@ class _Expansion:
         if not self.pending:
             return []
         assert self.storage is not None
+        failures: dict[str, str] = {}
         try:
-            there = self.storage.existing([url for url, _ in self.pending])
+            there = self.storage.existing([url for url, _ in self.pending], failures)
         except OSError as exc:
-            self.missing.extend(Missing(label, _reason(exc)) for _, label in self.pending)
+            for _, label in self.pending:
+                self.miss(label, _reason(exc))
             return []
         found: list[str] = []
         for url, label in self.pending:
+            if url in there and is_page_name(url.split("?", 1)[0]):
+                self.pages.append(Page(url, _url_name(url)))
+                continue
             if url in there:
                 found.append(url)
+                continue
+            if url in failures:  # an HTTP server that cannot be reached or refuses
+                self.miss(label, _reason(OSError(failures[url])))
                 continue
             try:
                 folder = (_scheme(url) not in ("http", "https")) and self.storage.is_dir(url)
                 hits = self.walk_remote(url) if folder else []
             except OSError as exc:
-                self.missing.append(Missing(label, _reason(exc)))
+                self.miss(label, _reason(exc))
                 continue
             if hits:
                 found.extend(hits)
             else:
-                self.missing.append(Missing(label, "no archive files under this prefix"
-                                            if folder else "no such file or folder"))
+                self.miss(label, "no archive files under this prefix"
+                          if folder else "no such file or folder")
         return found
 
 
 def expand_inputs(inputs: list[str], *, exclude: str | None = None,
                   storage: Lister | None = None, input_base: str | None = None) -> Inputs:
-    """Every archive file named by ``inputs``, sorted and without duplicates, with every
-    input that named nothing (:attr:`Inputs.missing`) and every file a folder scan passed
+    """Every archive file named by ``inputs``, sorted and without duplicates (and every saved
+    page, in :attr:`Inputs.pages`), with every input that named nothing (:attr:`Inputs.missing`) and every file a folder scan passed
     over (:attr:`Inputs.skipped`). ``exclude`` is a folder never scanned (the output);
     ``storage`` lists remote inputs (without it they are missing); ``input_base`` is what
     relative lines of path lists are relative to (default: the list's folder).
@@ -343,7 +451,11 @@ def expand_inputs(inputs: list[str], *, exclude: str | None = None,
             files.setdefault(_normal(hit), _normal(hit))
     for hit in expansion.resolve_pending():
         files.setdefault(_normal(hit), _normal(hit))
-    return Inputs(sorted(files.values()), expansion.missing, expansion.skipped)
+    pages: dict[str, Page] = {}
+    for page in expansion.pages:
+        pages.setdefault(_normal(page.path), Page(_normal(page.path), page.name))
+    return Inputs(sorted(files.values()), expansion.missing, expansion.skipped,
+                  sorted(pages.values()))
 
 
 def _normal(path: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import re
+from typing import Literal
 
 from pipeline.storage.paths import redact_url
 
@@ -33,24 +34,53 @@ def scrub_urls(text: str) -> str:
     return _URL_IN_TEXT.sub(lambda m: redact_url(m.group()), text)
 
 
+#: What a storage failure was, as :func:`describe` words it.
+FailureKind = Literal["missing", "denied", "unreachable", "no-credentials", "other"]
+_UNREACHABLE = ("EndpointConnectionError", "ClientConnector", "ConnectTimeout",
+                "ConnectionRefused", "ServerDisconnected", "ServerTimeout", "gaierror")
+
+
+def failure_kind(exc: BaseException) -> FailureKind:
+    """What ``exc`` (any store's own kind) says went wrong. fsspec's HTTP filesystem
+    raises ``FileNotFoundError`` for every failure, a server it cannot reach included: the
+    exception it chains (``__cause__``) says which."""
+    cause = exc.__cause__
+    text = str(exc)
+    chain = f"{type(exc).__name__} {text} {type(cause).__name__ if cause else ''}"
+    if "NoCredentials" in chain:
+        return "no-credentials"
+    if any(kind in chain for kind in _UNREACHABLE):
+        return "unreachable"
+    status = getattr(cause, "status", None)
+    if isinstance(status, int) and status in (401, 403):
+        return "denied"
+    if isinstance(exc, FileNotFoundError) or "NoSuchBucket" in chain or "NoSuchKey" in chain:
+        return "missing"
+    if isinstance(exc, PermissionError) or "InvalidAccessKeyId" in chain or (
+        "SignatureDoesNotMatch" in chain
+    ):
+        return "denied"
+    return "other"
+
+
 def describe(exc: BaseException, path: str) -> str:
     """One line for a storage failure on ``path``: what went wrong, without a traceback."""
     shown = redact_url(path)
     name = type(exc).__name__
     text = str(exc).strip()
     text = scrub_urls(text.splitlines()[0]) if text else name
-    chain = f"{name} {text} {type(exc.__cause__).__name__ if exc.__cause__ else ''}"
-    if isinstance(exc, FileNotFoundError) or "NoSuchBucket" in chain or "NoSuchKey" in chain:
+    cause = exc.__cause__
+    detail = (scrub_urls(f"{type(cause).__name__}: {cause}".splitlines()[0])
+              if cause is not None and isinstance(exc, FileNotFoundError) else text)
+    kind = failure_kind(exc)
+    if kind == "no-credentials":
+        return f"{shown}: no credentials found (environment, config files, instance role)"
+    if kind == "unreachable":
+        return f"{shown}: cannot reach the storage endpoint ({detail})"
+    if kind == "denied":
+        return f"{shown}: access denied; check the credentials ({detail})"
+    if kind == "missing":
         return f"{shown}: not found ({text})"
-    if isinstance(exc, PermissionError) or "InvalidAccessKeyId" in chain or (
-        "SignatureDoesNotMatch" in chain
-    ):
-        return f"{shown}: access denied; check the credentials ({text})"
-    if any(kind in chain for kind in ("EndpointConnectionError", "ClientConnector",
-                                      "ConnectTimeout", "ConnectionRefused", "NoCredentials")):
-        if "NoCredentials" in chain:
-            return f"{shown}: no credentials found (environment, config files, instance role)"
-        return f"{shown}: cannot reach the storage endpoint ({text})"
     return f"{shown}: {name}: {text}"
 
 
@@ -70,5 +100,5 @@ def to_storage_error(exc: BaseException, path: str) -> StorageError:
         return exc
     if isinstance(exc, FileExistsError) or _precondition_failed(exc):
         return Conflict(describe(exc, path))
-    cls = MissingPath if isinstance(exc, FileNotFoundError) else StorageError
+    cls = MissingPath if failure_kind(exc) == "missing" else StorageError
     return cls(describe(exc, path))

@@ -92,13 +92,22 @@ def normalize(path: str) -> str:
     return os.path.normpath(path)
 
 
+#: Stores whose URLs are a bucket (or host) and a key: no query, no fragment; ``?`` and
+#: ``#`` are characters of the key (``s3://b/q.warc?versionId=1.arc.gz`` is one object).
+LITERAL_KEY_SCHEMES = frozenset({"s3", "s3a", "gs", "gcs", "hdfs"})
+
+
 def redact_url(path: str) -> str:
     """``path`` without user information or a query (presigned URLs carry credentials).
+    A bucket's key keeps every character: ``?`` and ``#`` in an ``s3://`` URL are part of
+    the key, not a query or a fragment.
 
     >>> redact_url("https://u:p@host/x.warc.gz?X-Amz-Signature=abc")
     'https://host/x.warc.gz'
     >>> redact_url("s3://bucket/crawl/x.warc.gz")
     's3://bucket/crawl/x.warc.gz'
+    >>> redact_url("s3://bucket/crawl/r#frag.arc.gz")
+    's3://bucket/crawl/r#frag.arc.gz'
     """
     scheme = scheme_of(path)
     if scheme is None:
@@ -106,6 +115,8 @@ def redact_url(path: str) -> str:
     rest = path[len(scheme) + 3 :]
     authority, slash, tail = rest.partition("/")
     authority = authority.rpartition("@")[2]
+    if scheme in LITERAL_KEY_SCHEMES:
+        return f"{scheme}://{authority}{slash}{tail}"
     tail = tail.split("?", 1)[0].split("#", 1)[0]
     if not slash:
         authority = authority.split("?", 1)[0].split("#", 1)[0]

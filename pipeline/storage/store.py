@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO, cast
 
-from pipeline.storage.errors import StorageError, scrub_urls, to_storage_error
+from pipeline.storage.errors import MissingPath, StorageError, scrub_urls, to_storage_error
 from pipeline.storage.options import secret_values
 from pipeline.storage.paths import (
     OBJECT_STORES,
@@ -106,7 +106,12 @@ class Storage:
         elif protocol in ("http", "https"):
             opts = _HTTP_DEFAULTS | opts
         try:
-            fs = fsspec.filesystem(protocol, **opts)
+            if protocol == "s3":
+                from pipeline.storage.s3keys import literal_key_s3
+
+                fs = literal_key_s3(**opts)
+            else:
+                fs = fsspec.filesystem(protocol, **opts)
         except ImportError as exc:
             raise StorageError(f"{redact_url(path)}: {protocol}:// needs an optional package "
                                f"({exc.name}); see the README's dependency list") from None
@@ -213,10 +218,18 @@ class Storage:
         return bool(self._call(fs.isdir, path, fs_path))
 
     def is_file(self, path: str) -> bool:
-        """True for a file (an object)."""
+        """True for a file (an object); :class:`StorageError` when the store cannot say (an
+        HTTP server that cannot be reached, or refuses the request)."""
         if not is_remote(path):
             return os.path.isfile(path)
         fs, fs_path = self._fs(path)
+        if scheme_of(path) in READ_ONLY_SCHEMES:
+            # fsspec's isfile() answers False for a server it cannot reach; info() says why.
+            try:
+                info = self._call(fs.info, path, fs_path)
+            except MissingPath:
+                return False
+            return info.get("type") == "file"
         return bool(self._call(fs.isfile, path, fs_path))
 
     def check_bucket(self, path: str) -> None:
@@ -290,10 +303,13 @@ class Storage:
         return sorted((self._url(key, pattern), info.get("type") == "directory")
                       for key, info in found.items())
 
-    def existing(self, paths: list[str]) -> set[str]:
+    def existing(self, paths: list[str], failures: dict[str, str] | None = None) -> set[str]:
         """Which of ``paths`` are files, checked in bulk: one listing per folder on a store
         that lists (S3, GCS, HDFS), concurrent requests over HTTP. A missing bucket or
-        folder means none of its paths exist; other failures raise :class:`StorageError`."""
+        folder means none of its paths exist; other failures raise :class:`StorageError`,
+        but for an HTTP URL, whose failure is its own: it is left out of the answer and
+        its one-line reason goes into ``failures`` (a server that cannot be reached, a
+        request refused), when given."""
         found: set[str] = set()
         by_folder: dict[str, list[str]] = {}
         for path in paths:
@@ -306,10 +322,19 @@ class Storage:
                 by_folder.setdefault(split(path)[0], []).append(path)
         http = by_folder.pop("", [])
         if http:
+
+            def probe(path: str) -> bool | str:
+                try:
+                    return self.is_file(path)
+                except StorageError as exc:
+                    return str(exc)
+
             with ThreadPoolExecutor(EXISTS_THREADS) as pool:
-                for path, ok in zip(http, pool.map(self.is_file, http), strict=True):
-                    if ok:
+                for path, ok in zip(http, pool.map(probe, http), strict=True):
+                    if ok is True:
                         found.add(path)
+                    elif isinstance(ok, str) and failures is not None:
+                        failures[path] = ok
         for folder, members in by_folder.items():
             files = {f"{folder}/{name}" for name, is_dir in self.list_dir(folder) if not is_dir}
             found.update(path for path in members if path in files)
@@ -346,7 +371,7 @@ class Storage:
             if folder:
                 os.makedirs(folder, exist_ok=True)
             try:
-                with open(path, "wb") as fh:
+                with open(path, "wb", opener=_no_follow) as fh:
                     yield fh
                     fh.flush()
                     if sync:
@@ -543,6 +568,12 @@ class Storage:
         if is_remote(path):
             fs, _ = self._fs(path)
             con.register_filesystem(fs)
+
+
+def _no_follow(path: str, flags: int) -> int:
+    """Open ``path`` as ``open()`` would, but never through a symbolic link: a link where a
+    file is written is refused (ELOOP), so nothing outside the folder written is touched."""
+    return os.open(path, flags | os.O_NOFOLLOW, 0o666)
 
 
 def fsync_folder(folder: str) -> None:

@@ -4,15 +4,14 @@ Python (the compiled ``_urls.links`` restated), the parts that are Python in the
 (metadata from the head facts, the refresh, scoring, language) shared with it.
 
 The differences from the pipeline are the oracle's own: the parse limits are estimated
-from the bytes (:func:`tests.oracles.walks.estimate_limits`), so a document one of them
-refuses is compared by the compiled path alone; and the main-text walk prunes and marks the
-tree, so a second main-text pass parses again.
+from the bytes (:func:`tests.oracles.walks.estimate_limits`; the distinct names not at all),
+so a document one of them refuses is compared by the compiled path alone; and the main-text
+walk prunes and marks the tree, so every further main-text pass parses again.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.extract.document import ExtractionLimit, parser_input
@@ -26,12 +25,13 @@ from pipeline.extract.extract import (
     _check_budget,
     _empty,
     _failure,
+    _retries,
     _without_pruning,
 )
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import choose_language, detect_language
 from pipeline.extract.links import LinkCandidate, refresh_candidate, rel_keywords
-from pipeline.extract.main_text import Block, main_text_of
+from pipeline.extract.main_text import Block, longest_block, main_text_of
 from pipeline.extract.meta import Metadata, extract_metadata
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.url_attributes import KINDS
@@ -90,9 +90,10 @@ def extract_links(candidates: list[LinkCandidate], base_url: str | None, page_ur
     return tuple(links), bad
 
 
-def _blocks(tree: object, options: ExtractOptions, found: Scan | None) -> tuple[list[Block], int, str]:
-    marked, visible = marked_text(tree, options, found.invisible if found is not None else None)  # type: ignore[arg-type]
-    return prepare_blocks(marked), len(visible), visible[:VISIBLE_PREFIX]
+def _blocks(tree: object, options: ExtractOptions,
+            found: Scan | None) -> tuple[list[Block], int, str, list[Block]]:
+    marked, visible, comments = marked_text(tree, options, found.invisible if found is not None else None)  # type: ignore[arg-type]
+    return prepare_blocks(marked), len(visible), visible[:VISIBLE_PREFIX], prepare_blocks(comments)
 
 
 def extract(
@@ -146,8 +147,8 @@ def extract(
     try:
         prune = elements <= options.max_pruned_elements
         first = options if prune else _without_pruning(options)
-        blocks, visible_length, visible = _blocks(tree, first, found)
-        main_text = main_text_of(blocks, first)
+        blocks, visible_length, visible, comments = _blocks(tree, first, found)
+        main_text = main_text_of(blocks, first, comments)
         if (
             prune
             and elements <= RETRY_MAX_ELEMENTS
@@ -155,12 +156,16 @@ def extract(
             and len(main_text) < options.fallback_min_chars
             and visible_length >= FALLBACK_RATIO * options.fallback_min_chars
         ):
-            # the first pass pruned and marked the tree: the second parses again
-            retry = replace(options, prune_patterns=False)
-            again, _, _ = _blocks(parse_document(data), retry, None)
-            second = main_text_of(again, retry)
-            if len(second) > len(main_text):
-                main_text = second
+            # each pass prunes and marks the tree: the next parses again
+            for retry in _retries(options):
+                again, _, _, _ = _blocks(parse_document(data), retry, None)
+                second = main_text_of(again, retry)
+                if len(second) > len(main_text):
+                    main_text = second
+                if len(main_text) >= options.fallback_min_chars:
+                    break
+        if not main_text and prune and visible_length < FALLBACK_RATIO * options.fallback_min_chars:
+            main_text = longest_block(blocks, first)
         _check_budget(deadline, budget, "the main text")
     except ExtractionLimit as exc:
         return _empty(page_url, (*errors, _failure("main-text", exc)))

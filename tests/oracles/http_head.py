@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from pipeline.http.message import ResponseHead
+from pipeline.http.response import HttpNote
 
 # "HTTP/" DIGIT "." DIGIT SP 3DIGIT (RFC 9112 §4); tolerate HTTP/1, HTTP/2 and extra spaces.
 _STATUS_LINE = re.compile(rb"HTTP/[0-9](?:\.[0-9])?[ \t]+([0-9]{3})(?:[ \t]|\r?$)")
@@ -28,7 +29,7 @@ def parse_head(block: bytes) -> ResponseHead | None:
     if m is None:
         return None
     status = int(m.group(1))
-    notes: list[str] = []
+    notes: list[HttpNote] = []
     if first_end < 0:
         return ResponseHead(status, first, (), len(block), ("no-header-end",))
     end = _HEAD_END.search(block, first_end)

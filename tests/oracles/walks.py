@@ -23,9 +23,15 @@ from pipeline.extract.main_text import (
     BOILERPLATE_PATTERNS,
     BOILERPLATE_ROLES,
     BOILERPLATE_TAGS,
+    COMMENT_FORM_PATTERNS,
+    COMMENT_PATTERNS,
+    COMMENT_TAGS,
     CONTAINER_MARK_KINDS,
+    CONTENT_CLASSES,
+    HIDDEN_CLASSES,
     HIDDEN_STYLE,
     LINE_START,
+    LINK,
     MARK_KINDS,
     PATTERN_TAGS,
     Block,
@@ -217,8 +223,15 @@ INVISIBLE_SELECTOR = ", ".join(INVISIBLE_TAGS)
 _STRUCTURE_CANDIDATES = ", ".join([*sorted(BOILERPLATE_TAGS), "[role]", "[hidden]",
                                    "[aria-hidden]", "[style]"])
 _PATTERN_CANDIDATES = "[class], [id]"
+_COMMENT_INSIDE_CANDIDATES = f"{_STRUCTURE_CANDIDATES}, {_PATTERN_CANDIDATES}"
 _BOILERPLATE_TAG_IDS = frozenset(tag_ids(BOILERPLATE_TAGS))
 _PATTERN_TAG_IDS = frozenset(tag_ids(PATTERN_TAGS))
+_COMMENT_TAG_IDS = frozenset(tag_ids(COMMENT_TAGS))
+#: HTML splits a class value into tokens on ASCII whitespace, as the compiled test does.
+_CLASS_TOKENS = re.compile(r"[\t\n\f\r ]+")
+#: A share no element reaches: inside a comment section every hidden or structural element is
+#: removed, a reply form that holds all of a section's text too (the compiled walk's EVERY_SHARE).
+EVERY_SHARE = 2.0
 
 # The reference walk dispatches on selectolax's tag ids.
 _MARK_KINDS = {tag_id: MARK_KINDS[name] for tag_id, name in tag_ids(tuple(MARK_KINDS)).items()}
@@ -229,6 +242,11 @@ _HARD = "\ue000"  # block boundary
 _LINK_OPEN = "\ue001"
 _LINK_CLOSE = "\ue002"
 _LINE = "\ue003"
+#: A block boundary inside a link: the link closed before it and opened again after it, so
+#: that the text of a link around block elements (a teaser card: a heading and a summary in
+#: one ``a``) is link text in every block the boundary cuts it into.
+LINKED_HARD = _LINK_CLOSE + _HARD + _LINK_OPEN
+
 
 def _unique(nodes: list[LexborNode]) -> list[LexborNode]:
     """Lexbor returns a node once per matching selector of a list: keep the first."""
@@ -276,19 +294,56 @@ def _structural_test(options: ExtractOptions) -> Callable[[LexborNode], bool]:
     return test
 
 
-def _classed_test(patterns: re.Pattern[str]) -> Callable[[LexborNode], bool]:
-    """Whether a container element's class or id names boilerplate."""
-    tag_ids = _PATTERN_TAG_IDS
+def _classed_test(patterns: re.Pattern[str], tag_ids: frozenset[int] = _PATTERN_TAG_IDS,
+                  ) -> Callable[[LexborNode], bool]:
+    """Whether a container element's class or id names boilerplate (or ``patterns``), and
+    no class token names the content (:data:`CONTENT_CLASSES`)."""
     search = patterns.search
+    content = CONTENT_CLASSES
 
     def test(node: LexborNode) -> bool:
         if node.tag_id not in tag_ids:  # an int test before building the attributes
             return False
         attrs = node.attributes
         names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-        return len(names) > 1 and search(names.lower()) is not None
+        if len(names) <= 1 or search(names.lower()) is None:
+            return False
+        return not content.intersection(_CLASS_TOKENS.split((attrs.get("class") or "").lower()))
 
     return test
+
+
+def _comment_inside_test(options: ExtractOptions) -> Callable[[LexborNode], bool]:
+    """Whether an element inside a comment section goes: hidden or structural boilerplate
+    (the reply ``form``), a :data:`HIDDEN_CLASSES` token (with ``drop_hidden``), or class/id
+    words naming the reply form (:data:`COMMENT_FORM_PATTERNS`)."""
+    structural = _structural_test(options)
+    form = boilerplate_pattern(COMMENT_FORM_PATTERNS).search
+    hidden = options.drop_hidden
+
+    def test(node: LexborNode) -> bool:
+        if structural(node):
+            return True
+        attrs = node.attributes
+        cls = attrs.get("class")
+        if hidden and cls and HIDDEN_CLASSES.intersection(_CLASS_TOKENS.split(cls.lower())):
+            return True
+        if "class" not in attrs and "id" not in attrs:
+            return False
+        names = f"{cls or ''} {attrs.get('id') or ''}"
+        return len(names) > 1 and form(names.lower()) is not None
+
+    return test
+
+
+def _boilerplate_section(options: ExtractOptions) -> Callable[[LexborNode], bool]:
+    """Whether a comment section is boilerplate itself: structural (a comment ``aside``, a
+    ``form`` classed ``commentform``, a hidden box) or classed like boilerplate (a comment
+    rules ``modal``, a recent-comments ``widget``). It is taken out of the scope like a
+    section, and its text is not kept."""
+    structural = _structural_test(options)
+    classed = _classed_test(boilerplate_pattern(BOILERPLATE_PATTERNS))
+    return lambda node: structural(node) or classed(node)
 
 
 
@@ -325,15 +380,30 @@ def _container(root: LexborNode, total: int, options: ExtractOptions) -> LexborN
     return root
 
 
+def _inside_link(node: LexborNode, root_id: int, kinds: dict[int, int]) -> bool:
+    """Whether an ancestor of ``node`` below the marked root is a link."""
+    parent = node.parent
+    while parent is not None and parent.mem_id != root_id:
+        if kinds.get(parent.tag_id) == LINK:
+            return True
+        parent = parent.parent
+    return False
+
+
 def _mark(root: LexborNode, in_container: bool = False) -> None:
     """Insert the marker text nodes (one walk; the nodes are collected before the tree
     changes)."""
     kinds = _CONTAINER_MARK_KINDS if in_container else _MARK_KINDS
-    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
+    # (not around root itself: its markers would land in its parent, which a comment
+    # section's removal leaves in the tree)
+    root_id = root.mem_id
+    marked = [(node, kind) for node in root.traverse()
+              if (kind := kinds.get(node.tag_id)) and node.mem_id != root_id]
     for node, kind in marked:
         if kind == BLOCK:
-            node.insert_before(_HARD)
-            node.insert_after(_HARD)
+            hard = LINKED_HARD if _inside_link(node, root_id, kinds) else _HARD
+            node.insert_before(hard)
+            node.insert_after(hard)
         elif kind == LINE_START:
             node.insert_before(_LINE)
         else:
@@ -386,28 +456,82 @@ def prepare_blocks(marked: str) -> list[Block]:
 
 
 
+def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
+    """``nodes`` (in tree order) without those inside another of them."""
+    kept: list[LexborNode] = []
+    ids: set[int] = set()
+    for node in nodes:
+        parent = node.parent
+        inside = False
+        while parent is not None:
+            if parent.mem_id in ids:
+                inside = True
+                break
+            parent = parent.parent
+        if not inside:
+            kept.append(node)
+            ids.add(node.mem_id)
+    return kept
+
+
+def _comment_sections(root: LexborNode, scope: LexborNode, total: int,
+                      options: ExtractOptions) -> list[LexborNode]:
+    """The outermost elements under ``root`` whose class/id names comments, each holding less
+    than ``comment_max_share`` of the visible text ``total`` (a page-wide wrapper is no
+    comment), none of them ``scope`` or an ancestor of it."""
+    test = _classed_test(boilerplate_pattern(COMMENT_PATTERNS), _COMMENT_TAG_IDS)
+    limit = options.comment_max_share * total
+    root_id = root.mem_id
+    found = [node for node in _unique(root.css(_PATTERN_CANDIDATES))
+             if node.mem_id != root_id and test(node)]
+    holding_scope = set()
+    node: LexborNode | None = scope
+    while node is not None:
+        holding_scope.add(node.mem_id)
+        node = node.parent
+    return [node for node in _outermost(found)
+            if _text_length(node) < limit and node.mem_id not in holding_scope]
+
+
 def marked_text(
     tree: LexborHTMLParser, options: ExtractOptions, invisible: list[LexborNode] | None = None
-) -> tuple[str, str]:
-    """The scoring scope's text with ExtractContent's block, line and link markers, and
-    the document's whole visible text — the oracle of
+) -> tuple[str, str, str]:
+    """The scoring scope's text with ExtractContent's block, line and link markers, the
+    document's whole visible text, and the comment sections' marked text — the oracle of
     :func:`pipeline.extract.document.main_text`.
 
-    The visible text is the body's text nodes, each stripped, joined by spaces.
-    ``invisible`` is the never-rendered elements in tree order when the caller already has
-    them (:func:`tests.oracles.tree.scan`). MUTATES ``tree`` (boilerplate is removed
-    and markers inserted): run every other extractor on the tree first.
+    The visible text is the body's text nodes, each stripped, joined by spaces. Comment
+    sections (:data:`~pipeline.extract.main_text.COMMENT_PATTERNS`) are taken out of the
+    scope; their text (hidden and structural boilerplate and the reply form removed, each
+    section a block of its own, sections that are boilerplate themselves left out) is
+    returned only when ``options.comments``. ``invisible`` is the never-rendered elements
+    in tree order when the caller already has them (:func:`tests.oracles.tree.scan`).
+    MUTATES ``tree`` (boilerplate is removed and markers inserted): run every other
+    extractor on the tree first.
     """
     root = tree.body
     if root is None or root.parent is None:
         # No body, or one the tree builder took out of the document (a frameset replaced
         # it: HTML Standard §13.2.6.4.7, "frameset" start tag): nothing of it is rendered.
-        return "", ""
+        return "", "", ""
     _remove(_unique(tree.css(INVISIBLE_SELECTOR)) if invisible is None else invisible)
     visible = root.text(separator=" ", strip=True, skip_empty=True)
     if not visible:
-        return "", ""
+        return "", "", ""
     scope = _container(root, len(visible), options) if options.prefer_article else root
+    comments: list[str] = []
+    if options.prune_patterns:
+        sections = _comment_sections(root, scope, len(visible), options)
+        if options.comments:
+            boilerplate = _boilerplate_section(options)
+            inside = _comment_inside_test(options)
+            for section in sections:
+                if boilerplate(section):
+                    continue
+                _prune(section, _COMMENT_INSIDE_CANDIDATES, inside, EVERY_SHARE)
+                _mark(section)
+                comments.append(section.text())
+        _remove(sections)
     # Phase 1, structure and visibility; phase 2, class/id patterns, their share measured
     # against the text phase 1 left.
     if options.drop_boilerplate_tags or options.drop_hidden:
@@ -416,7 +540,7 @@ def marked_text(
         _prune(scope, _PATTERN_CANDIDATES, _classed_test(boilerplate_pattern(BOILERPLATE_PATTERNS)),
                options.prune_max_share)
     _mark(scope, in_container=scope.mem_id != root.mem_id)
-    return scope.text(), visible
+    return scope.text(), visible, _HARD.join(comments)
 
 
 # ---- the parse's limits -------------------------------------------------------------------

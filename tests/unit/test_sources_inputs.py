@@ -115,3 +115,47 @@ def test_a_list_that_includes_itself_is_an_error(tree: Path) -> None:
     listing.write_text("self.txt\n")
     with pytest.raises(ValueError, match="includes itself"):
         expand_inputs([str(listing)])
+
+
+def test_a_relative_line_of_a_warc_paths_listing_without_an_input_base_says_so(
+    tree: Path,
+) -> None:
+    # Common Crawl's warc.paths.gz lines are relative to the crawl's root: without
+    # --input-base they are looked for beside the listing, and the reason says so.
+    import gzip
+
+    listing = tree / "warc.paths.gz"
+    listing.write_bytes(gzip.compress(b"crawl-data/CC-MAIN-2024-10/x.warc.gz\n"))
+    (missing,) = expand_inputs([str(listing)]).missing
+    assert missing.input == f"{listing}:1: crawl-data/CC-MAIN-2024-10/x.warc.gz"
+    assert missing.reason.startswith("no such file or folder (a relative line, looked for "
+                                     f"in the list's folder {tree} since no --input-base")
+    assert "--input-base https://data.commoncrawl.org/" in missing.reason
+    # with an input base the line is taken from there, and nothing more is said
+    (based,) = expand_inputs([str(listing)], input_base=str(tree / "root")).missing
+    assert based.reason == "no such file or folder"
+
+
+def test_saved_pages_are_found_with_their_names_relative_to_the_folder_given(
+    tmp_path: Path,
+) -> None:
+    from pipeline.sources.inputs import Page
+
+    for rel in ("site/index.html", "site/a/b.HTM", "site/a/notes.txt", "site/.cache/c.html"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(b"<p>x</p>")
+    site = tmp_path / "site"
+    got = expand_inputs([str(site)])
+    assert got.files == [] and got.missing == []
+    assert got.pages == [Page(str(site / "a" / "b.HTM"), "a/b.HTM"),
+                         Page(str(site / "index.html"), "index.html")]
+    assert Skipped(str(site / "a" / "notes.txt"), "not an archive name") in got.skipped
+    # a glob: names relative to its part before the first glob character
+    globbed = expand_inputs([str(site / "**" / "*.HTM")])
+    assert globbed.pages == [Page(str(site / "a" / "b.HTM"), "a/b.HTM")]
+    # beside an archive, a folder scan passes the pages over
+    (site / "crawl.warc.gz").write_bytes(b"")
+    mixed = expand_inputs([str(site)])
+    assert mixed.files == [str(site / "crawl.warc.gz")] and mixed.pages == []
+    assert Skipped(str(site / "index.html"), "a saved page beside archives (name the pages' "
+                   "own folder or files to decode them)") in mixed.skipped
