@@ -54,6 +54,9 @@ DICTIONARY = [
     "<link rel=stylesheet href=s.css>", "<style>", "</style>", "a{b:url( x.png )}", "url(", "@import 'i.css';",
     "image-set('a' 1x)", "<p style=\"background:url('q')\">", "<script type=application/ld+json>",
     "var a = '/x\\u002fy', b = /re'gex/g, c = `t${'/s'}`;", "\"https:\\/\\/e.example\\/p\"", "<!--", "`",
+    # comment sections, their reply forms and hidden boxes, content classes, custom names
+    "<div id=comments>", "<li class='comment hentry'>", "<form id=commentform>", "<div class=hiddenBox>",
+    "<section class='comment-list widget'>", "<div class='post entry-author-x'>", "<x-card data-n=1>",
 ]
 
 
@@ -91,12 +94,12 @@ def check(text: str, rng: random.Random) -> str | None:
     data = utf8_of(text)
     try:  # the parse under random limits, then both walks
         tree = document.parse(data, rng.choice([0, 3, 40, 1024]), rng.choice([0, 2, 30, 1024]),
-                              rng.choice([0.0, time.thread_time() + 1.0]))
+                              rng.choice([0.0, time.thread_time() + 1.0]), rng.choice([0, 1, 8, 2048]))
         limits = (rng.choice([0, 1, 10_000]),) * 7
         tree.facts(limits)
         document.facts(tree, limits)
         document.main_text(tree, *(rng.random() < 0.5 for _ in range(4)), rng.random(), rng.random(),
-                           rng.randint(0, 50))
+                           rng.random() < 0.5, 1.0 - rng.random(), rng.randint(0, 50))
     except ExtractionLimit:
         pass
     core.blocks(data.decode("utf-8"))  # (marked text comes from the tree: no surrogates)
