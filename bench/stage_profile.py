@@ -35,7 +35,7 @@ def profile(paths: list[Path], rounds: int, out: Path) -> tuple[int, dict[str, f
     from pipeline.rules import load_rules
     from pipeline.runners.parts import MAX_STAGED_LINKS
     from pipeline.runners.parts import tables as _tables
-    from pipeline.runners.worker import _matched_rule, _rows, partial_errors
+    from pipeline.runners.worker import _rows, partial_errors
     from pipeline.schema import FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
     from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink
     from pipeline.sources import iter_records
@@ -96,7 +96,6 @@ def profile(paths: list[Path], rounds: int, out: Path) -> tuple[int, dict[str, f
                 t6 = clock()
                 rows = _rows(raw, resp, decoded, fields, score, garbled, rules, "stages")
                 partial_errors(raw, decoded, fields)
-                _matched_rule(raw, decoded, rules)
                 t7 = clock()
                 for name, a, b in (("select + parse_response", t1, t2), ("decode_html", t2, t3),
                                    ("mojibake_score", t3, t4), ("naive_decode_garbled", t4, t5),
