@@ -11,10 +11,12 @@
 #include <Python.h>
 #include <string.h>
 
-#define MAX_HEAD (1 << 20)         /* tests/oracles/http_head.py: MAX_HEAD */
-#define MAX_FIELD_LINE (256 << 10) /* tests/oracles/http_head.py: MAX_FIELD_LINE */
+/* The caps, exported as the module's MAX_HEAD and MAX_FIELD_LINE (the oracle and the Parquet
+ * reader's header cut read them there). */
+#define MAX_HEAD (1 << 20)         /* field lines past this many bytes of header section are dropped */
+#define MAX_FIELD_LINE (256 << 10) /* Chromium's limit for a whole header section (kMaxHeaderBufSize) */
 
-/* The notes, kept in the order they are first met (message.parse_head's dict.fromkeys). */
+/* The notes, kept in the order they are first met (the oracle's dict.fromkeys). */
 enum { NO_HEADER_END, OVER_CAP, LF_ONLY, NO_COLON, NOTE_KINDS };
 static const char *NOTE_NAMES[NOTE_KINDS] = {"no-header-end", "header-section-over-cap",
                                              "lf-only-header-lines", "header-line-without-colon"};
@@ -219,4 +221,13 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_head", NULL, -1, methods,
                                     NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__head(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__head(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddIntConstant(m, "MAX_HEAD", MAX_HEAD) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_FIELD_LINE", MAX_FIELD_LINE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -13,9 +13,10 @@ an empty line, the body) with the leniencies archived responses need:
 - A status line with no reason phrase ("HTTP/1.1 200") is fine (RFC 9112 §4: the reason
   phrase may be empty).
 - DEVIATION: an oversized header section is not an error (Chromium fails a response whose
-  headers pass 256 KiB): a field line over 256 KiB is dropped, and so
-  are the lines past 1 MiB in all (note ``header-section-over-cap``); the
-  body starts after the empty line wherever it is, so the page is still decoded.
+  headers pass 256 KiB): a field line over 256 KiB is dropped, and so are the lines past
+  1 MiB in all (note ``header-section-over-cap``; the compiled module's ``MAX_FIELD_LINE``
+  and ``MAX_HEAD``); the body starts after the empty line wherever it is, so the page is
+  still decoded.
 
 Names and values stay bytes (Fetch: header values are byte sequences); callers decode them
 isomorphically (one byte = one code point, ``latin-1``) only where a string is needed.

@@ -89,7 +89,7 @@ OPTIONAL = ("fetch_time", "status", "headers", "record_id")
 MAX_FOOTER = 16 * 2**20
 MAX_COLUMN_CHUNKS = 50_000
 #: A header map or list is cut as the http stage cuts a header section
-#: (:mod:`pipeline.http.message` ``MAX_HEAD``, ``MAX_FIELD_LINE``; a test keeps them equal):
+#: (``MAX_HEAD``, ``MAX_FIELD_LINE`` of ``pipeline.native.head``; a test keeps them equal):
 #: a field whose line ("name: value") is over ``MAX_HEADER_LINE`` bytes is dropped, and so
 #: are the fields past ``MAX_HEADER_SECTION`` bytes of lines (CRLF included); the record is
 #: flagged ``block_truncation="http-headers"``. Only the fields kept become Python objects

@@ -9,12 +9,14 @@ import re
 
 from pipeline.http.message import ResponseHead
 from pipeline.http.response import HttpNote
+from pipeline.native import head as compiled
 
 # "HTTP/" DIGIT "." DIGIT SP 3DIGIT (RFC 9112 §4); tolerate HTTP/1, HTTP/2 and extra spaces.
 _STATUS_LINE = re.compile(rb"HTTP/[0-9](?:\.[0-9])?[ \t]+([0-9]{3})(?:[ \t]|\r?$)")
 _HEAD_END = re.compile(rb"\n\r*\n")  # an empty line: LF, any CRs, LF
-MAX_HEAD = 1 << 20  # field lines past this many bytes of header section are dropped
-MAX_FIELD_LINE = 256 << 10  # Chromium's limit for a whole header section (kMaxHeaderBufSize)
+# the caps are the compiled module's (one home): the steps are restated, not the numbers
+MAX_HEAD = compiled.MAX_HEAD
+MAX_FIELD_LINE = compiled.MAX_FIELD_LINE
 
 
 def parse_head(block: bytes) -> ResponseHead | None:

@@ -566,7 +566,7 @@ def test_a_raw_header_block_is_cut_before_it_is_read_and_parses_the_same(tmp_pat
 
 
 def test_the_header_caps_are_the_http_stages() -> None:
-    from pipeline.http import message
+    from pipeline.native import head
 
-    assert parquet_source.MAX_HEADER_SECTION == message.MAX_HEAD
-    assert parquet_source.MAX_HEADER_LINE == message.MAX_FIELD_LINE
+    assert parquet_source.MAX_HEADER_SECTION == head.MAX_HEAD
+    assert parquet_source.MAX_HEADER_LINE == head.MAX_FIELD_LINE
