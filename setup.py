@@ -281,11 +281,12 @@ setup(
         _extension("_document",
                    ["pipeline/extract/_document.c", "pipeline/extract/_urltext.c"],
                    depends=["pipeline/extract/_ascii.h", "pipeline/extract/_buf.h",
-                            "pipeline/extract/_urltext.h"]),
+                            "pipeline/extract/_candidates.h", "pipeline/extract/_urltext.h"]),
         # A document's hrefs parsed in one call through ada (pipeline/extract/_urls.c), a base
         # URL parsed once (ADA_BASE, compiled with ada's flags).
         _extension("_urls", ["pipeline/extract/_urls.c"],
-                   depends=["pipeline/extract/_ascii.h", "pipeline/extract/_ada_base.h", ADA_BASE]),
+                   depends=["pipeline/extract/_ascii.h", "pipeline/extract/_ada_base.h",
+                            "pipeline/extract/_candidates.h", ADA_BASE]),
         # py3langid's byte DFA walk and scoring: same features, the same formula in float64.
         _extension("_dfa", ["pipeline/extract/_dfa.c"], libraries=["m"]),
         # check_utf8's counts: the WHATWG UTF-8 decoder, counting.

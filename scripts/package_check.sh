@@ -36,8 +36,10 @@ case $(basename "$repaired") in
   *-manylinux_*_x86_64.whl|*-manylinux_*_aarch64.whl) ;;
   *) echo "package-check: auditwheel gave no manylinux wheel: $repaired"; exit 1 ;;
 esac
-"$python" -m auditwheel show "$repaired" 2>&1 | grep -o 'consistent with the following platform tag: "[^"]*"' \
-  | sed "s/^/package-check: $(basename "$repaired") is /"
+# (auditwheel wraps its report at 80 columns: the lines are joined before the tag is read)
+tag=$("$python" -m auditwheel show "$repaired" 2>&1 | tr -s '\n ' ' ' \
+  | grep -o 'consistent with the following platform tag: "[^"]*"' || true)
+echo "package-check: $(basename "$repaired") is ${tag:-of no platform tag auditwheel show names}"
 for kind in wheel sdist; do
   case $kind in
     wheel) artifact=$repaired ;;

@@ -5,6 +5,7 @@ its typed stub (``make lint`` runs mypy's stubtest over them against the built m
 from __future__ import annotations
 
 import ast
+import re
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
@@ -74,6 +75,46 @@ def test_every_module_has_its_stub_and_its_build() -> None:
         assert any((folder / f"{name}{suffix}").is_file() for suffix in EXTENSION_SUFFIXES), name
     stubs = {path.stem for path in folder.glob("_*.pyi")}
     assert stubs == set(native.MODULES)
+
+
+def _setup_extensions() -> dict[str, tuple[list[str], list[str]]]:
+    """Each module setup.py builds: (its sources, the files it depends on), as written there
+    (``ADA_BASE`` resolved)."""
+    tree = ast.parse((ROOT / "setup.py").read_text("utf-8"))
+    names = {node.targets[0].id: node.value.value for node in tree.body
+             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+             and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
+
+    def paths(node: ast.expr) -> list[str]:
+        assert isinstance(node, ast.List)
+        return [item.value if isinstance(item, ast.Constant) else names[item.id]
+                for item in node.elts]
+
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_extension":
+            depends = next((paths(k.value) for k in node.keywords if k.arg == "depends"), [])
+            found[node.args[0].value] = (paths(node.args[1]), depends)
+    return found
+
+
+def test_every_header_a_module_includes_is_in_its_depends() -> None:
+    # setup.py's depends is what puts a header into the sdist: one left out builds in the
+    # checkout and fails in the sdist's build (make package-check)
+    include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+    for name, (sources, depends) in _setup_extensions().items():
+        wanted: set[str] = set()
+        todo = list(sources) + [d for d in depends if not d.endswith(".h")]
+        while todo:
+            path = ROOT / todo.pop()
+            for header in include.findall(path.read_text("utf-8", "replace")):
+                local = (path.parent / header).resolve()
+                if local.is_file() and ROOT in local.parents:
+                    relative = str(local.relative_to(ROOT))
+                    if relative not in wanted:
+                        wanted.add(relative)
+                        todo.append(relative)
+        assert wanted <= set(depends), (name, sorted(wanted - set(depends)))
 
 
 def test_no_python_twin_of_a_compiled_module_is_left_in_the_package() -> None:
