@@ -156,6 +156,8 @@ RUNS = pa.schema(
         ("bytes_read", pa.int64()),
         ("seconds", pa.float64()),
         ("invariant_ok", pa.bool_()),
+        ("attempts_lost", pa.int64()),  # attempts thrown away and tried again (retries)
+        ("executors_lost", pa.int64()),  # pool workers or Spark executors that died
         ("config", pa.string()),  # JSON: resolved config with the source of each value
     ]
 )

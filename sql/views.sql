@@ -293,6 +293,8 @@ typed as (
         cast(null as bigint) as bytes_read,
         cast(null as double) as seconds,
         cast(null as boolean) as invariant_ok,
+        cast(null as bigint) as attempts_lost,
+        cast(null as bigint) as executors_lost,
         cast(null as varchar) as config,
     where false
 ),
@@ -333,6 +335,8 @@ final as (
         bytes_read,
         seconds,
         invariant_ok,
+        attempts_lost,
+        executors_lost,
         config,
     from unioned
 )

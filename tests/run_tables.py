@@ -10,8 +10,10 @@ import pyarrow.parquet as pq
 from pipeline.runners.rundir import TABLES, RunDir
 from pipeline.storage import Storage, join
 
-#: runs columns that differ between two runs of the same inputs whatever they did.
-RUN_MOMENTS = ("run_id", "started_at", "finished_at", "seconds", "config")
+#: runs columns that differ between two runs of the same inputs whatever they did (how long,
+#: and what was lost and tried again on the way).
+RUN_MOMENTS = ("run_id", "started_at", "finished_at", "seconds", "config", "attempts_lost",
+               "executors_lost")
 #: config keys that describe what was decoded (the rest: where, when and how it ran).
 CONFIG_DECODING = ("inputs", "rules", "rules_version", "rules_sha256", "skipped_inputs",
                    "missing_inputs", "columns", "pipeline_version")

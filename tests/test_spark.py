@@ -5,9 +5,11 @@ as the local runner does."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.rules import load_rules
@@ -15,7 +17,7 @@ from pipeline.runners.local import run
 from pipeline.storage import Storage
 from tests.cli_helpers import no_traceback, redecode, runs_row
 from tests.crawl_builder import write_warc
-from tests.run_tables import differences, table_rows
+from tests.run_tables import committed_parts, differences, table_rows
 
 pytestmark = pytest.mark.spark
 #: The run of the retry test, and the rank whose task fails once after 5 records.
@@ -81,6 +83,18 @@ def test_a_task_that_fails_once_part_way_is_retried_without_duplicates(
     got = s3_rows(out, RETRY_RUN, crawl_bucket)
     assert got == expected, differences(got, expected)  # none twice, none missing
     assert not [k for k in s3_server.keys(out) if k.endswith(".tmp")]
+    # the lost attempt is counted, in the summary and the runs row, and kept with its reason
+    assert (summary.attempts_lost, summary.executors_lost) == (1, 0)
+    storage = Storage()
+    (part,) = committed_parts(storage, out, "runs", RETRY_RUN)
+    with storage.open_read(part, random_access=True) as fh:
+        row = pq.read_table(fh).to_pylist()[0]
+    assert (row["attempts_lost"], row["executors_lost"]) == (1, 0)
+    (lost,) = json.loads(s3_server.read(f"{out}/_runs/{RETRY_RUN}/_lost.json"))
+    assert lost["kind"] == "attempt" and lost["ranks"] == [RETRY_RANK]
+    assert lost["where"].startswith("executor driver on ")  # local mode: the driver's JVM
+    assert "InjectedFault: injected by REDECODE_TEST_FAULT" in lost["reason"]
+    assert "Traceback" in lost["detail"] and "\tat org.apache" not in lost["detail"]
 
 
 @pytest.mark.slow  # a second JVM (~8 CPU-seconds) and two command-line runs

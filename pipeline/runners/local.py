@@ -30,6 +30,7 @@ from pipeline.runners.plan import RunPlan
 from pipeline.runners.plan import plan as plan_run
 from pipeline.runners.pool import Pool
 from pipeline.runners.progress import ProgressFn
+from pipeline.runners.retries import Lost, count, read_lost, write_lost
 from pipeline.runners.rundir import PART_NAME, TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
 from pipeline.runners.taskinfo import Task, TaskStats, read_committed
@@ -40,8 +41,9 @@ from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
 #: Part footers read at once when the accounting is checked on a remote store.
 CHECK_THREADS = 16
 
-#: Runs tasks somewhere and yields their stats as they finish (local pool, Spark, ...).
-Executor = Callable[[list[Task], int, "ProgressFn | None"], Iterator[TaskStats]]
+#: Runs tasks somewhere and yields their stats as they finish (local pool, Spark, ...), and
+#: each attempt or executor it lost on the way.
+Executor = Callable[[list[Task], int, "ProgressFn | None"], Iterator["TaskStats | Lost"]]
 
 
 class RunInterrupted(BaseException):
@@ -114,6 +116,18 @@ class RunSummary:
     rules: tuple[RuleUse, ...] = ()
     #: the holder of a stale lock this run took over ("pid 12 on host h since ..."), if any
     took_over_lock: str | None = None
+    #: every attempt and executor the run lost (all its invocations; ``_runs/R/_lost.json``)
+    lost: tuple[Lost, ...] = ()
+
+    @property
+    def attempts_lost(self) -> int:
+        """Attempts at tasks whose work was thrown away (each was tried again)."""
+        return count(self.lost, "attempt")
+
+    @property
+    def executors_lost(self) -> int:
+        """Pool workers or Spark executors that died or were lost while the run ran."""
+        return count(self.lost, "executor")
 
     @property
     def skipped_total(self) -> int:
@@ -160,6 +174,7 @@ def _execute_locked(
     tasks: list[Task] = []
     # (read first: a corrupt stats file refuses the resume before anything is written)
     previous = read_committed(rundir, list(range(len(plan.files)))) if plan.resume else {}
+    lost = read_lost(rundir) if plan.resume else []
     for rank, path in enumerate(plan.files):
         stats = previous.get(rank)
         if stats is not None and stats.path == redact_url(path):
@@ -181,7 +196,12 @@ def _execute_locked(
         for stats in done:
             progress("resumed", stats.rank, 0)
     execute_tasks = executor or _execute
-    done.extend(execute_tasks(tasks, plan.workers, progress))
+    for item in execute_tasks(tasks, plan.workers, progress):
+        if isinstance(item, Lost):
+            lost.append(item)
+            write_lost(rundir, lost)  # at once: kept if this process is killed later
+        else:
+            done.append(item)
     done.sort(key=lambda s: s.rank)
     # attempts that lost (a retried or speculative copy on Spark) may have left theirs
     storage.remove_all([path for paths in rundir.temporary_files().values() for path in paths])
@@ -190,13 +210,14 @@ def _execute_locked(
         raise OutputError(plan.run_id, f"{rundir.lock}: another process took the run's lock "
                           "over (this one stopped renewing it in time); the runs row was not "
                           "written")
-    summary = _summarize(plan, done, problems, resumed, time.monotonic() - started, lock)
+    summary = _summarize(plan, done, problems, resumed, time.monotonic() - started, lock, lost)
     _write_runs_row(rundir, summary, plan.rules, started_at, plan.config)
     storage.write_bytes(rundir.finished, datetime.now(UTC).isoformat().encode())
     return summary
 
 
-def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> Iterator[TaskStats]:
+def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None
+             ) -> Iterator[TaskStats | Lost]:
     """The default executor: in this process for one worker or one task, else a pool."""
     if workers <= 1 or len(tasks) <= 1:
         start_worker()
@@ -272,7 +293,7 @@ def _rows(storage: Storage, path: str) -> int | str:
 
 def _summarize(
     plan: RunPlan, done: list[TaskStats], problems: list[str], resumed: int, seconds: float,
-    lock: RunLock,
+    lock: RunLock, lost: list[Lost],
 ) -> RunSummary:
     skipped: Counter[str] = Counter()
     sources: Counter[str] = Counter()
@@ -315,6 +336,7 @@ def _summarize(
         rules=rules,
         took_over_lock=(f"pid {holder.get('pid')} on host {holder.get('host')} since "
                         f"{holder.get('since')}" if holder else None),
+        lost=tuple(lost),
     )
 
 
@@ -376,6 +398,8 @@ def _write_runs_row(
         "bytes_read": summary.bytes_read,
         "seconds": summary.seconds,
         "invariant_ok": summary.invariant_ok,
+        "attempts_lost": summary.attempts_lost,
+        "executors_lost": summary.executors_lost,
         "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
     }
     table = pa.Table.from_pylist([row], schema=RUNS)

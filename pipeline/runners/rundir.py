@@ -44,6 +44,9 @@ TEMP_PART_NAME = re.compile(rf"\.part-{RANK}\.parquet(?:\.([0-9a-f]{{1,32}}))?\.
 #: The names of a rank's stats and completion marker, and of their temporary files.
 STATS_NAME = re.compile(rf"{RANK}\.json")
 MARKER_NAME = re.compile(RANK)
+#: The run's own metadata files written whole (beside the lock), each under ``.NAME.tmp``
+#: first on a local path.
+_META_FILES = ("_run.json", "_finished", "_lost.json")
 _META_TEMPS = {"_stats": re.compile(rf"\.{RANK}\.json\.tmp"),
                "_completions": re.compile(rf"\.{RANK}\.tmp")}
 
@@ -146,6 +149,11 @@ class RunDir:
         """The run's lock file (or object)."""
         return join(self.meta, "_lock")
 
+    @property
+    def lost(self) -> str:
+        """The attempts and executors the run lost (:mod:`pipeline.runners.retries`)."""
+        return join(self.meta, "_lost.json")
+
     def write_json(self, path: str, data: Any, *, durable: bool = True) -> None:
         """Write ``data`` as JSON atomically (ASCII: a file name that is not UTF-8 survives
         as ``\\udcNN`` escapes and reads back the same)."""
@@ -186,7 +194,7 @@ class RunDir:
                 match = pattern.fullmatch(name)
                 if match and not is_dir:
                     found.setdefault(int(match.group(1)), []).append(join(folder, name))
-        for name in ("_run.json", "_finished"):
+        for name in _META_FILES:
             tmp = temp_path(join(self.meta, name))
             if self.storage.is_file(tmp):
                 found.setdefault(None, []).append(tmp)
@@ -202,8 +210,8 @@ class RunDir:
                 if not is_dir and (PART_NAME.fullmatch(name) or TEMP_PART_NAME.fullmatch(name)):
                     found.append(join(folder, name))
         for name, is_dir in self.storage.list_dir(self.meta):
-            if not is_dir and name in ("_run.json", "_finished", "_lock",
-                                       "._run.json.tmp", "._finished.tmp"):
+            if not is_dir and (name in (*_META_FILES, "_lock")
+                               or name in {f".{meta}.tmp" for meta in _META_FILES}):
                 found.append(join(self.meta, name))
         for sub, final in (("_stats", STATS_NAME), ("_completions", MARKER_NAME)):
             folder = join(self.meta, sub)
