@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from pipeline.runners.rundir import RunDir
 from pipeline.runners.task import Task, commit_task, run_task
 from pipeline.storage import Storage
 from tests.cli_helpers import count, no_traceback, redecode
-from tests.crawl_builder import write_warc
+from tests.crawl_builder import http_response, write_records, write_warc
 from tests.httpserver import serve
 from tests.run_tables import differences, table_rows
 from tests.s3server import free_port
@@ -90,6 +91,66 @@ def test_a_run_killed_mid_commit_on_s3_is_never_read_and_resume_finishes_it(
     got = rows_of(out, "k", crawl_bucket)
     assert got == expected, differences(got, expected)
     assert not [k for k in server.keys(out) if k.endswith(".tmp") or k.endswith("/_lock")]
+
+
+def big_pages(path: Path, pages: int) -> None:
+    """A WARC of ``pages`` pages of 1 MiB of random text each (0.84 MB a page in the
+    records part): a dozen take the part past the 8 MiB of a multipart upload's first part."""
+    safe = bytes(c for c in range(33, 127) if chr(c) not in "<>&")
+    letters = (safe * 3)[:236] + b" " * 20  # a translation table: 256 bytes
+    records = []
+    for n in range(pages):
+        text = os.urandom(2**20).translate(letters).decode()
+        body = f"<html><title>p{n}</title><body><p>{text}</p></body></html>".encode()
+        records.append(("response", f"http://big.test/{n}", http_response(body), {}))
+    write_records(path, records)
+
+
+def uploads(server, bucket: str) -> list[str]:
+    """The keys of the unfinished multipart uploads in ``bucket``."""
+    reply = server.client().list_multipart_uploads(Bucket=bucket.removeprefix("s3://"))
+    return sorted(upload["Key"] for upload in reply.get("Uploads", []))
+
+
+def test_a_writer_killed_mid_upload_leaves_no_upload_after_resume_or_the_run_end(
+    s3_env, tmp_path: Path,
+) -> None:
+    server, bucket = s3_env
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    big_pages(crawl / "a-big.warc.gz", 14)
+    write_warc(crawl / "b-small.warc.gz", 5, seed="s")
+    server.upload_tree(crawl, f"{bucket}/crawl")
+    args = [f"{bucket}/crawl/", "--out", f"{bucket}/out", "-q"]
+    # the worker writing rank 0's records part is killed after 13 pages: over 8 MiB of the
+    # part is uploaded as a first part of a multipart upload, which no listing shows
+    fault = f"k:0:13:{tmp_path / 'fired'}:kill"
+    killed = redecode("run", *args, "--run-id", "k", "-w", "1",
+                      env={"REDECODE_TEST_FAULT": fault})
+    assert killed.returncode == -9 and (tmp_path / "fired").exists()
+    left = uploads(server, bucket)
+    assert len(left) == 1 and left[0].startswith("out/records/run_id=k/.part-00000.parquet.")
+    assert not [k for k in server.keys(f"{bucket}/out") if "/.part-" in k]
+    resumed = redecode("run", *args, "--run-id", "k", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert uploads(server, bucket) == []
+    # a pool worker killed the same way: the run retries the file and, when it ends,
+    # aborts the upload its killed attempt left
+    fault = f"p:0:13:{tmp_path / 'fired-pool'}:kill"
+    pooled = redecode("run", *args, "--run-id", "p", "-w", "2",
+                      env={"REDECODE_TEST_FAULT": fault})
+    assert pooled.returncode == 0, pooled.stderr
+    assert (tmp_path / "fired-pool").exists() and "lost attempt:" in pooled.stderr
+    assert uploads(server, bucket) == []
+    # both give the rows of an uninterrupted run
+    clean = tmp_path / "clean"
+    run([str(crawl)], clean, load_rules(None), workers=1, run_id="c")
+    want = table_rows(Storage(), str(clean), "c", str(crawl))
+    for run_id in ("k", "p"):
+        got = table_rows(Storage(), f"{bucket}/out", run_id, f"{bucket}/crawl")
+        for table in ("records", "links", "errors"):
+            assert got[table] == want[table], differences(got, want)
+    assert len(want["records"]) == 19
 
 
 def test_two_attempts_of_one_rank_at_once_commit_one_whole(s3_env, tmp_path: Path) -> None:

@@ -189,6 +189,7 @@ def _execute_locked(
     leftovers = rundir.temporary_files()  # what a killed run left, by name
     storage.remove_all([path for task in tasks for path in leftovers.get(task.rank, [])]
                        + leftovers.get(None, []))
+    rundir.abort_uploads()  # and what it was uploading when it was killed (S3)
     started_at = datetime.now(UTC)
     started = time.monotonic()
     resumed = sum(len(plan.pages.get(plan.files[stats.rank], ())) or 1 for stats in done)
@@ -205,6 +206,7 @@ def _execute_locked(
     done.sort(key=lambda s: s.rank)
     # attempts that lost (a retried or speculative copy on Spark) may have left theirs
     storage.remove_all([path for paths in rundir.temporary_files().values() for path in paths])
+    rundir.abort_uploads()
     problems = _check(rundir, done, len(plan.files))
     if lock.lost:
         raise OutputError(plan.run_id, f"{rundir.lock}: another process took the run's lock "

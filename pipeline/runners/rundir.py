@@ -200,6 +200,13 @@ class RunDir:
                 found.setdefault(None, []).append(tmp)
         return found
 
+    def abort_uploads(self) -> list[str]:
+        """Abort the unfinished uploads of the run's temporary parts (what a writer killed
+        in the middle of a part over the multipart threshold leaves on S3, where no listing
+        shows it; one request per table folder); returns their URLs."""
+        return [url for table in TASK_TABLES
+                for url in self.storage.abort_uploads(self.partition(table), TEMP_PART_NAME)]
+
     def existing_files(self) -> list[str]:
         """Every file this run has left in ``out`` (parts, metadata, temporary files), by
         the exact names a run writes: what ``--overwrite`` removes."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -572,6 +573,34 @@ class Storage:
         reply = self._call(fs.call_s3, path, "put_object", Bucket=bucket, Key=key, Body=data,
                            IfMatch=etag)
         return str(reply["ETag"])
+
+    def abort_uploads(self, folder: str, names: re.Pattern[str]) -> list[str]:
+        """Abort every unfinished multipart upload of an object directly in ``folder``
+        whose name ``names`` matches, and return their URLs. A writer killed in the middle
+        of an upload (SIGKILL, the OOM killer, a lost host) leaves one: no object appears,
+        a listing shows nothing, but S3 keeps (and bills) its parts until it is aborted or a
+        lifecycle rule (``AbortIncompleteMultipartUpload``) removes it. S3 only: elsewhere
+        an unfinished write is a file the caller removes by name (none here)."""
+        if scheme_of(folder) not in ("s3", "s3a"):
+            return []
+        fs, bucket, key = self._s3(folder)
+        prefix = key.rstrip("/") + "/"
+        aborted: list[str] = []
+        markers: dict[str, str] = {}
+        while True:
+            reply = self._call(fs.call_s3, folder, "list_multipart_uploads", Bucket=bucket,
+                               Prefix=prefix, **markers)
+            for upload in reply.get("Uploads", []):
+                name = upload["Key"][len(prefix):]
+                if "/" not in name and names.fullmatch(name):
+                    url = f"{scheme_of(folder)}://{bucket}/{upload['Key']}"
+                    self._call(fs.call_s3, url, "abort_multipart_upload", Bucket=bucket,
+                               Key=upload["Key"], UploadId=upload["UploadId"])
+                    aborted.append(url)
+            if not reply.get("IsTruncated"):
+                return aborted
+            markers = {"KeyMarker": reply["NextKeyMarker"],
+                       "UploadIdMarker": reply["NextUploadIdMarker"]}
 
     def read_versioned(self, path: str) -> Versioned | None:
         """``path``'s content, ETag and age (by the store's own clock: no skew between
