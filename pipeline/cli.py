@@ -401,6 +401,8 @@ def _print_summary(summary: Any) -> None:
     if len(summary.lost) > SHOWN_PER_REASON:
         _say("lost:", f"... and {len(summary.lost) - SHOWN_PER_REASON} more; all are in "
              f"_runs/{summary.run_id}/_lost.json", "yellow")
+    for note in summary.uncleaned:
+        _say("note:", note, "yellow")
     if summary.took_over_lock:
         _say("note:", f"took over the stale lock of {summary.took_over_lock} (no longer "
              "running)", "yellow")

@@ -153,6 +153,19 @@ def test_a_writer_killed_mid_upload_leaves_no_upload_after_resume_or_the_run_end
     assert len(want["records"]) == 19
 
 
+def test_a_store_that_refuses_the_upload_listing_costs_a_note_not_the_run(s3_env) -> None:
+    # (a policy without s3:ListBucketMultipartUploads is refused the same way; moto's IAM
+    # does not tell that action apart, a bucket that does not exist does refuse)
+    from pipeline.runners.local import _abort_uploads
+
+    server, bucket = s3_env
+    assert _abort_uploads(RunDir(Storage(), f"{bucket}/out", "r")) == []
+    (note,) = _abort_uploads(RunDir(Storage(), "s3://no-such-bucket-here/out", "r"))
+    assert note.startswith("cannot abort the unfinished uploads a killed writer may have "
+                           "left (s3://no-such-bucket-here/out/records/run_id=r: not found")
+    assert "AbortIncompleteMultipartUpload" in note
+
+
 def test_two_attempts_of_one_rank_at_once_commit_one_whole(s3_env, tmp_path: Path) -> None:
     # What a Spark speculative copy does: two attempts write the same rank concurrently
     # under their own temporary names; one is committed, the other's files are removed.

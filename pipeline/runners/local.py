@@ -118,6 +118,8 @@ class RunSummary:
     took_over_lock: str | None = None
     #: every attempt and executor the run lost (all its invocations; ``_runs/R/_lost.json``)
     lost: tuple[Lost, ...] = ()
+    #: what the run could not clean up, and why (the run's output is whole either way)
+    uncleaned: tuple[str, ...] = ()
 
     @property
     def attempts_lost(self) -> int:
@@ -189,7 +191,7 @@ def _execute_locked(
     leftovers = rundir.temporary_files()  # what a killed run left, by name
     storage.remove_all([path for task in tasks for path in leftovers.get(task.rank, [])]
                        + leftovers.get(None, []))
-    rundir.abort_uploads()  # and what it was uploading when it was killed (S3)
+    uncleaned = _abort_uploads(rundir)  # and what it was uploading when killed (S3)
     started_at = datetime.now(UTC)
     started = time.monotonic()
     resumed = sum(len(plan.pages.get(plan.files[stats.rank], ())) or 1 for stats in done)
@@ -206,16 +208,30 @@ def _execute_locked(
     done.sort(key=lambda s: s.rank)
     # attempts that lost (a retried or speculative copy on Spark) may have left theirs
     storage.remove_all([path for paths in rundir.temporary_files().values() for path in paths])
-    rundir.abort_uploads()
+    uncleaned += [note for note in _abort_uploads(rundir) if note not in uncleaned]
     problems = _check(rundir, done, len(plan.files))
     if lock.lost:
         raise OutputError(plan.run_id, f"{rundir.lock}: another process took the run's lock "
                           "over (this one stopped renewing it in time); the runs row was not "
                           "written")
-    summary = _summarize(plan, done, problems, resumed, time.monotonic() - started, lock, lost)
+    summary = _summarize(plan, done, problems, resumed, time.monotonic() - started, lock, lost,
+                         uncleaned)
     _write_runs_row(rundir, summary, plan.rules, started_at, plan.config)
     storage.write_bytes(rundir.finished, datetime.now(UTC).isoformat().encode())
     return summary
+
+
+def _abort_uploads(rundir: RunDir) -> list[str]:
+    """Abort the unfinished uploads of the run's temporary parts; when the store refuses
+    (a policy without ``s3:ListBucketMultipartUploads``), why, for the summary: a cleanup
+    never stops the run."""
+    try:
+        rundir.abort_uploads()
+    except StorageError as exc:
+        return [f"cannot abort the unfinished uploads a killed writer may have left ({exc}); "
+                "a lifecycle rule with AbortIncompleteMultipartUpload on the bucket removes "
+                "them"]
+    return []
 
 
 def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None
@@ -295,7 +311,7 @@ def _rows(storage: Storage, path: str) -> int | str:
 
 def _summarize(
     plan: RunPlan, done: list[TaskStats], problems: list[str], resumed: int, seconds: float,
-    lock: RunLock, lost: list[Lost],
+    lock: RunLock, lost: list[Lost], uncleaned: list[str],
 ) -> RunSummary:
     skipped: Counter[str] = Counter()
     sources: Counter[str] = Counter()
@@ -339,6 +355,7 @@ def _summarize(
         took_over_lock=(f"pid {holder.get('pid')} on host {holder.get('host')} since "
                         f"{holder.get('since')}" if holder else None),
         lost=tuple(lost),
+        uncleaned=tuple(uncleaned),
     )
 
 
