@@ -97,6 +97,18 @@ def test_a_task_that_fails_once_part_way_is_retried_without_duplicates(
     assert "Traceback" in lost["detail"] and "\tat org.apache" not in lost["detail"]
 
 
+def test_run_spark_probes_an_executor_then_runs(spark, tmp_path: Path) -> None:
+    from pipeline.runners.spark import run_spark
+
+    session, _ = spark
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 5, seed="api")
+    summary = run_spark(session, [str(crawl)], str(tmp_path / "out"), load_rules(None),
+                        run_id="api")
+    assert summary.invariant_ok and (summary.files, summary.written) == (1, 5)
+    assert (summary.attempts_lost, summary.executors_lost) == (0, 0)
+
+
 @pytest.mark.slow  # a second JVM (~8 CPU-seconds) and two command-line runs
 def test_the_command_line_engine_exits_as_the_local_runner_does(tmp_path: Path) -> None:
     good = [tmp_path / f"g{n}.warc.gz" for n in range(3)]

@@ -6,11 +6,15 @@ before anything is written."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.storage import Storage
@@ -108,3 +112,63 @@ def test_executors_without_credentials_refuse_the_run_before_it_writes(
            "found" in errors[0]
     assert "Traceback" not in result.stderr
     assert s3_server.keys(out) == []
+
+
+def executor_processes(work: Path) -> list[int]:
+    """Pids of the executor JVMs the cluster's worker started (their working folder is
+    below its ``work`` folder)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            command = (proc / "cmdline").read_bytes()
+            where = Path(os.readlink(proc / "cwd"))
+        except OSError:
+            continue
+        if b"CoarseGrainedExecutorBackend" in command and work in where.parents:
+            found.append(int(proc.name))
+    return sorted(found)
+
+
+def test_an_executor_killed_mid_run_is_counted_and_the_rows_are_whole(
+    cluster, s3_server, crawl_bucket: str, local_reference, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    expected, unreadable = local_reference
+    out = s3_server.make_bucket("cluster-kill") + "/out"
+    driver = clean_environment(**s3_server.env, PYSPARK_PYTHON=sys.executable,
+                               PYSPARK_SUBMIT_ARGS=f"{executor_keys(s3_server)} {SUBMIT}")
+    process = subprocess.Popen(
+        [REDECODE, "run", f"{crawl_bucket}/corpus/warc-samples/", f"{crawl_bucket}/data/sample/",
+         "--out", out, "--run-id", "kill", "--rules", RULES, "--engine", "spark", "--master",
+         cluster.master, "-q"],
+        env=driver, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # once the job has committed a few files, kill one of its two executor JVMs
+        deadline = time.monotonic() + 600
+        while len(s3_server.keys(f"{out}/_runs/kill/_completions/")) < 3:
+            assert process.poll() is None and time.monotonic() < deadline, process.stderr
+            time.sleep(0.2)
+        executors = executor_processes(cluster.logs / "work")
+        assert len(executors) == 2, executors
+        os.kill(executors[0], signal.SIGKILL)
+        _, stderr = process.communicate(timeout=900)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == (3 if unreadable else 0), stderr[-3000:]
+    for key, value in s3_server.env.items():
+        monkeypatch.setenv(key, value)
+    got = table_rows(Storage(), out, "kill", f"{crawl_bucket}/corpus/warc-samples",
+                     f"{crawl_bucket}/data/sample")
+    assert got == expected, differences(got, expected)
+    lost = json.loads(s3_server.read(f"{out}/_runs/kill/_lost.json"))
+    gone = [item for item in lost if item["kind"] == "executor"]
+    failed = [item for item in lost if item["kind"] == "attempt"]
+    assert len(gone) == 1 and gone[0]["where"].startswith("executor "), lost
+    assert failed and all(item["where"] == gone[0]["where"] for item in failed), lost
+    with Storage().open_read(f"{out}/runs/run_id=kill/part-00000.parquet",
+                             random_access=True) as fh:
+        row = pq.read_table(fh).to_pylist()[0]
+    assert (row["attempts_lost"], row["executors_lost"]) == (len(failed), 1)
+    assert f"lost executor: {gone[0]['where']}" in " ".join(stderr.split())

@@ -293,14 +293,14 @@ def _status_store(sc: Any) -> Any:
 
 
 def _removed_executors(sc: Any) -> dict[str, tuple[str, str]]:
-    """Every executor of the application that is gone: id -> (host:port, why)."""
+    """Every executor of the application that is gone: id -> (host, why)."""
     executors = _status_store(sc).executorList(False)
     gone: dict[str, tuple[str, str]] = {}
     for i in range(executors.size()):
         executor = executors.apply(i)
         if executor.id() != "driver" and not executor.isActive():
             reason = executor.removeReason()
-            gone[str(executor.id())] = (str(executor.hostPort()),
+            gone[str(executor.id())] = (str(executor.hostPort()).rpartition(":")[0],
                                         str(reason.get()) if reason.isDefined() else "removed")
     return gone
 
