@@ -153,6 +153,12 @@ def section_extract(lines: list[str], args: argparse.Namespace) -> None:
     extract_bench.run(lines)
 
 
+def section_main_text(lines: list[str], args: argparse.Namespace) -> None:
+    from bench import main_text_bench
+
+    main_text_bench.run(lines)
+
+
 def section_robustness(lines: list[str], args: argparse.Namespace) -> None:
     _in_own_process(lines, "hostile_bench")
 
@@ -171,6 +177,17 @@ def section_accuracy(lines: list[str], args: argparse.Namespace) -> None:
     accuracy.run(lines)
 
 
+def section_rules(lines: list[str], args: argparse.Namespace) -> None:
+    from bench import rules_bench
+
+    rules_bench.rules_section(lines, quick=args.quick)
+
+
+def section_incremental(lines: list[str], args: argparse.Namespace) -> None:
+    _in_own_process(lines, "incremental_bench",
+                    *(["--repeats", "6", "--rounds", "1"] if args.quick else []))
+
+
 def section_storage(lines: list[str], args: argparse.Namespace) -> None:
     from bench import storage_bench
 
@@ -185,8 +202,11 @@ SECTIONS: dict[str, tuple[str, Callable[[list[str], argparse.Namespace], None]]]
     "hostile": ("hostile inputs", section_hostile),
     "e2e": ("end to end against the peer stacks", section_e2e),
     "extract": ("extraction against the peers", section_extract),
+    "main-text": ("main text against the peers (ROUGE-LSum)", section_main_text),
     "robustness": ("hostile inputs through redecode run", section_robustness),
     "storage": ("storage: S3 against local disk, Spark against the local runner", section_storage),
+    "rules": ("rules learned from a crawl (suggest-rules)", section_rules),
+    "incremental": ("a rule change re-decoded incrementally (--base-run)", section_incremental),
 }
 
 _started = time.monotonic()

@@ -223,7 +223,7 @@ def link_write_cost(lines: list[str], pages: list[tuple[str, str, str, str]], re
     import tempfile
 
     from pipeline.extract import extract
-    from pipeline.runners.task import MAX_STAGED_LINKS
+    from pipeline.runners.parts import MAX_STAGED_LINKS
     from pipeline.runners.worker import Rows, links_table
     from pipeline.schema import FREE_TEXT, LINKS, UNIQUE_VALUED
     from pipeline.sinks.parquet import ParquetSink

@@ -177,6 +177,46 @@ def _many_attributes() -> bytes:
     return _page_warc(b"<!doctype html><title>attrs</title>" + (element * 40).encode())
 
 
+def _one_tag_of_distinct_attributes() -> bytes:
+    element = "<div " + " ".join(f"a{k}" for k in range(160_000)) + ">text</div>"
+    return _page_warc(b"<!doctype html><title>attrs</title>" + element.encode())
+
+
+def _distinct_names() -> bytes:
+    # 300,000 distinct attribute names, 1,000 to a tag: each tag under the attribute limit
+    tags = "".join("<div " + " ".join(f"n{t * 1_000 + k}" for k in range(1_000)) + ">x</div>"
+                   for t in range(300))
+    return _page_warc(b"<!doctype html><title>names</title>" + tags.encode())
+
+
+def _colliding_names() -> bytes:
+    # 2,048 distinct names (the limit) that all fall in one bucket of Lexbor's name table
+    # (128 buckets), then 4 MiB of tags that use the last 500: the costliest page under it
+    names: list[bytes] = []
+    k = 0
+    while len(names) < 2_048:
+        name = b"d%06d" % k
+        k += 1
+        if _lexbor_name_hash(name) % 128 == 5:
+            names.append(name)
+    define = b"".join(b"<i " + b" ".join(names[i:i + 500]) + b"></i>" for i in range(0, len(names), 500))
+    tag = b"<i " + b" ".join(names[-500:]) + b"></i>"
+    body = define + tag * ((4 << 20) // len(tag))
+    return _page_warc(b"<!doctype html><title>names</title>" + body[: (4 << 20) - 64])
+
+
+def _lexbor_name_hash(name: bytes) -> int:
+    """lexbor_hash_make_id_lower (Lexbor's core/hash.c), for ASCII lowercase names."""
+    x = 0
+    for c in name:
+        x = (x + c) & 0xFFFFFFFF
+        x = (x + (x << 10)) & 0xFFFFFFFF
+        x ^= x >> 6
+    x = (x + (x << 3)) & 0xFFFFFFFF
+    x ^= x >> 11
+    return (x + (x << 15)) & 0xFFFFFFFF
+
+
 def _srcset() -> bytes:
     imgs = "".join(f'<img src="/i/{k}.jpg" srcset="/i/{k}.jpg 1x, /i/{k}@2x.jpg 2x, '
                    f'/i/{k}@3x.jpg 3x" alt="{k}">' for k in range(100_000))
@@ -212,6 +252,22 @@ def _bad_chunked() -> bytes:
         _warcinfo(), _record("response", 2, block), _record("response", 3, _http(NORMAL))))
 
 
+def _zeros_where_a_record_starts(codec: str) -> bytes:
+    """warcinfo, a member of 256 MiB of zeros where a record should start, a normal page:
+    each record compressed on its own (one zstd frame or gzip member)."""
+    import zstandard
+
+    if codec == "zstd":
+        def one(raw: bytes) -> bytes:
+            return zstandard.ZstdCompressor(level=3).compress(raw)
+        junk = _compressed(lambda: zstandard.ZstdCompressor(level=3).compressobj(), 256 << 20)
+    else:
+        def one(raw: bytes) -> bytes:
+            return gzip.compress(raw, 1, mtime=0)
+        junk = _compressed(lambda: zlib.compressobj(9, zlib.DEFLATED, 31), 256 << 20)
+    return one(_warcinfo()) + junk + one(_record("response", 3, _http(NORMAL)))
+
+
 def _parquet_bodies(path: Path, plain: bool = False) -> None:
     """64 equal 24 MiB bodies: dictionary-encoded (98 KB on disk), or ``plain``: then all
     64 are one zstd data page of 1.5 GiB decoded (~50 KB on disk)."""
@@ -223,6 +279,27 @@ def _parquet_bodies(path: Path, plain: bool = False) -> None:
                    path, compression="zstd", use_dictionary=not plain)
 
 
+def _parquet_row_groups(path: Path) -> None:
+    """200,000 one-row row groups: a 44 MB footer that Arrow parses whole before any row."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = 200_000
+    pq.write_table(pa.table({"url": [f"http://a.test/{i}" for i in range(rows)],
+                             "body": [b"<p>x</p>"] * rows}), path, row_group_size=1, compression="zstd")
+
+
+def _parquet_header_map(path: Path) -> None:
+    """A header map of 1,000,000 fields on the first of two rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    headers = pa.array([[(f"x-h{i}", f"v{i}") for i in range(1_000_000)], [("content-type", "text/html")]],
+                       pa.map_(pa.string(), pa.string()))
+    pq.write_table(pa.table({"url": ["http://a.test/0", "http://a.test/1"], "body": [NORMAL] * 2,
+                             "headers": headers}), path, compression="zstd")
+
+
 #: name -> (file name, records in it, builder: bytes, or writes the path itself).
 INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]] = {
     "1 GiB WARC header line (gzip member)": ("long-warc-line.warc.gz", 3, _long_warc_header_line),
@@ -231,13 +308,24 @@ INPUTS: dict[str, tuple[str, int, Callable[[], bytes] | Callable[[Path], None]]]
     "Parquet, 64 x 24 MiB bodies": ("bodies.parquet", 64, _parquet_bodies),
     "Parquet, one 1.5 GiB page (64 x 24 MiB, plain)": (
         "plain-page.parquet", 64, lambda path: _parquet_bodies(path, plain=True)),
+    "Parquet, 200,000 one-row row groups": ("row-groups.parquet", 200_000, _parquet_row_groups),
+    "Parquet, a header map of 1,000,000 fields": ("header-map.parquet", 2, _parquet_header_map),
     "gzip bomb (1 GiB of zeros)": ("bomb-gzip.warc.gz", 3, lambda: _bomb("gzip")),
     "deflate bomb (1 GiB)": ("bomb-deflate.warc.gz", 3, lambda: _bomb("deflate")),
     "br bomb (1 GiB)": ("bomb-br.warc.gz", 3, lambda: _bomb("br")),
     "zstd bomb (1 GiB)": ("bomb-zstd.warc.gz", 3, lambda: _bomb("zstd")),
+    "256 MiB of zeros where a record starts (.warc.zst)": (
+        "zeros.warc.zst", 3, lambda: _zeros_where_a_record_starts("zstd")),
+    "256 MiB of zeros where a record starts (.warc.gz)": (
+        "zeros.warc.gz", 3, lambda: _zeros_where_a_record_starts("gzip")),
     "metadata JSON nested 100,000 deep": ("deep-metadata.warc.gz", 4, _deep_metadata),
     "200,000 unclosed mixed-case tags": ("nested-tags.warc.gz", 3, _nested_mixed_case),
     "40 elements x 5,000 attributes": ("many-attributes.warc.gz", 3, _many_attributes),
+    "one start tag of 160,000 distinct attributes": ("one-tag-attributes.warc.gz", 3,
+                                                     _one_tag_of_distinct_attributes),
+    "300,000 distinct attribute names, 1,000 to a tag": ("distinct-names.warc.gz", 3, _distinct_names),
+    "2,048 names in one hash bucket, 4 MiB of tags using them": (
+        "colliding-names.warc.gz", 3, _colliding_names),
     "100,000 srcset attribute values": ("srcset.warc.gz", 3, _srcset),
     "5 MB inline script": ("inline-script.warc.gz", 3, _inline_script),
     "4,000 comments in the `<head>`, then 10 MB of text": ("comments.warc.gz", 3, _comments_in_head),

@@ -33,7 +33,8 @@ def profile(paths: list[Path], rounds: int, out: Path) -> tuple[int, dict[str, f
     from pipeline.errors import RecordError
     from pipeline.extract import extract
     from pipeline.rules import load_rules
-    from pipeline.runners.task import MAX_STAGED_LINKS, _tables
+    from pipeline.runners.parts import MAX_STAGED_LINKS
+    from pipeline.runners.parts import tables as _tables
     from pipeline.runners.worker import _matched_rule, _rows, partial_errors
     from pipeline.schema import FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
     from pipeline.sinks.parquet import ROW_GROUP_BYTES, ROW_GROUP_ROWS, ParquetSink

@@ -38,6 +38,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline import suggest
 from pipeline.encoding.mojibake import MOJIBAKE_THRESHOLD
 from pipeline.runners.rundir import MARKER_NAME, PART_NAME
 from pipeline.schema import FORMER_NAMES, TABLES, is_valid_run_id
@@ -525,17 +526,28 @@ def parse_gate(expr: str, known: set[str] | frozenset[str] | tuple[str, ...]) ->
     return Gate(name=name, op=match["op"], threshold=threshold)
 
 
+#: Gates computed in Python beside ``sql/audit_gates.sql``'s: ``proposed_rules``, the rules
+#: ``redecode suggest-rules`` would propose for the run (its own rules current).
+PYTHON_GATES = ("proposed_rules",)
+
+
 @functools.cache
 def gate_names() -> tuple[str, ...]:
-    """Every gate ``--fail-on`` accepts: the columns of ``sql/audit_gates.sql`` but run_id."""
+    """Every gate ``--fail-on`` accepts: the columns of ``sql/audit_gates.sql`` but run_id,
+    and :data:`PYTHON_GATES`."""
     con = connect(Parts(out=""))
     columns = [column[0] for column in con.execute("select * from audit_gates").description]
-    return tuple(column for column in columns if column != "run_id")
+    return tuple(column for column in columns if column != "run_id") + PYTHON_GATES
 
 
-def gate_values(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-    """The selected run's gate values (``audit_gates``' one row; ``run_id`` included)."""
-    return query(con, "audit_gates").as_dicts()[0]
+def gate_values(con: duckdb.DuckDBPyConnection,
+                suggestion: suggest.Suggestion | None = None) -> dict[str, Any]:
+    """The selected run's gate values (``audit_gates``' one row, ``run_id`` included, and
+    the number of rules ``suggestion`` proposes)."""
+    values = query(con, "audit_gates").as_dicts()[0]
+    if suggestion is None:
+        suggestion = suggest.for_selected_run(con)
+    return values | {"proposed_rules": len(suggestion.proposals)}
 
 
 def parse_checks(names: list[str]) -> list[str]:
@@ -566,6 +578,8 @@ class Verdict:
     values: dict[str, Any]
     gates: tuple[Gate, ...] = ()
     checks: dict[str, QueryResult] = field(default_factory=dict)
+    #: the rules ``suggest-rules`` would propose for the run
+    suggestion: suggest.Suggestion | None = None
 
     @property
     def run_id(self) -> str | None:
@@ -604,9 +618,11 @@ def evaluate(
     con: duckdb.DuckDBPyConnection, gates: list[Gate] | tuple[Gate, ...] = (),
     checks: list[str] | tuple[str, ...] = (),
 ) -> Verdict:
-    """The selected run's gate values, with ``gates`` and ``checks`` (names) evaluated."""
-    return Verdict(values=gate_values(con), gates=tuple(gates),
-                   checks={name: query(con, name) for name in checks})
+    """The selected run's gate values, with ``gates`` and ``checks`` (names) evaluated, and
+    the rules ``suggest-rules`` would propose for it."""
+    suggestion = suggest.for_selected_run(con)
+    return Verdict(values=gate_values(con, suggestion), gates=tuple(gates),
+                   checks={name: query(con, name) for name in checks}, suggestion=suggestion)
 
 
 def write_views_sql(path: Path | None = None) -> None:

@@ -192,6 +192,13 @@ def run(
         typer.Option("--partitions", min=1, help="--engine spark: Spark tasks (default: one "
                      "per input file)."),
     ] = None,
+    base_run: Annotated[
+        str | None,
+        typer.Option("--base-run", help="A finished run in --out to start from: when only "
+                     "the overrides changed, only the records they can alter are decoded "
+                     "again and the other rows copied (else everything is decoded, and the "
+                     "run says why)."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first record error (for debugging).")
@@ -223,6 +230,7 @@ def run(
             strict=strict, storage=storage, input_base=input_base,
             engine={"engine": engine, "master": master, "partitions": partitions},
             url_base=url_base,
+            base_run=base_run,
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -233,6 +241,9 @@ def run(
         raise typer.Exit(exit_codes.OK) from None
     for note in planned.notes:
         _say("note:", note, "yellow")
+    if planned.base is not None and planned.base.change == "global":
+        _say("note:", f"--base-run {planned.base.run_id}: a global change, every record is "
+             f"decoded again ({'; '.join(planned.base.reasons)})", "yellow")
     executor = None
     if engine == "spark":
         from pipeline.runners.spark import (
@@ -366,6 +377,9 @@ def _print_summary(summary: Any) -> None:
         ("errors", f"{summary.errors:,} records lost, {summary.partial_errors:,} partial "
                    "(written with a part failed)"),
         ("links", f"{summary.links:,}"),
+        *((("base run", f"{summary.base_run} ({summary.base_change} change): "
+            f"{summary.copied:,} records copied, {summary.redecoded:,} decoded again"),)
+          if summary.base_run else ()),
         ("encoding_source", json.dumps(summary.sources)),
         *((f"rule #{use.index}", f"{use.rule}: matched {use.matched:,}, decided {use.decided:,}")
           for use in summary.rules),
@@ -500,10 +514,12 @@ def decode(
 
 
 def _mount_audit_commands() -> None:
-    # audit / diff / report live in their own module; they appear as top-level commands.
-    from pipeline import cli_audit
+    # audit / diff / report and suggest-rules live in their own modules; they appear as
+    # top-level commands.
+    from pipeline import cli_audit, cli_rules
 
     app.registered_commands.extend(cli_audit.app.registered_commands)
+    app.registered_commands.extend(cli_rules.app.registered_commands)
 
 
 _mount_audit_commands()

@@ -284,7 +284,7 @@ def audit_command(
     storage_option: StorageOpt = None,
 ) -> None:
     """Show the audits of a run; exit 1 when a --fail-on gate holds or a --check fails."""
-    from pipeline import audit
+    from pipeline import audit, suggest
 
     gates, checks = _parse(fail_on, check)
     parts = _open_out(out, storage_option)
@@ -306,12 +306,19 @@ def audit_command(
             "audits": {result.name: [{k: _jsonable(v) for k, v in row.items()}
                                      for row in result.as_dicts()[:limit]]
                        for result, _ in results},
+            "proposed_rules": suggest.to_json(verdict.suggestion)["proposed"]
+            if verdict.suggestion is not None else [],
         }
         sys.stdout.write(json.dumps(payload, default=str, indent=2) + "\n")
     else:
         _print(_gate_table(verdict), f"Gates for run {verdict.run_id}", fmt, len(verdict.values))
         for result, heading in results:
             _print(result, heading, fmt, limit)
+        if verdict.suggestion is not None:
+            columns, rows = suggest.proposals_table(verdict.suggestion)
+            _print(audit.QueryResult("proposed_rules", columns, rows),
+                   "Rules the run's evidence supports (redecode suggest-rules writes them)",
+                   fmt, limit)
         for name in verdict.failed_checks:
             _print(verdict.checks[name], f"{name} FAILED (must return no rows)", fmt, limit)
     _conclude(verdict, partial)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.encoding.api import decode_html
-from pipeline.encoding.decision import Decoded
+from pipeline.encoding.decision import DECLARED_SOURCES, Decoded
 from pipeline.encoding.decoders import decode
 from pipeline.encoding.explain import explain, explain_text
 from pipeline.encoding.mojibake import (
@@ -29,8 +29,6 @@ from pipeline.rules import Rules
 from pipeline.sources.containers import sniff_codec
 from pipeline.urlhost import host_fields
 
-#: Sources that come from a declaration (or an operator rule): the ones a warning can doubt.
-_DECLARED = frozenset({"header", "meta", "xml", "late-meta", "rule"})
 #: Links listed in the text output (all of them are in the JSON).
 SHOWN_LINKS = 5
 
@@ -111,7 +109,7 @@ def _warnings(body: bytes, decoded: Decoded, score: float,
     if decoded.decode_errors and non_ascii and decoded.decode_errors * 20 >= non_ascii:
         out.append(f"{decoded.decode_errors} malformed sequences for {non_ascii} non-ASCII bytes: "
                    f"the bytes are not {decoded.encoding}")
-    if alternative is not None and source in _DECLARED and (out or is_mojibake(score)):
+    if alternative is not None and source in DECLARED_SOURCES and (out or is_mojibake(score)):
         if not is_mojibake(alternative.mojibake_score) and alternative.replacement_chars <= decoded.replacement_chars:
             # --policy repair only overrides a declaration for UTF-8 bodies.
             remedy = ("--policy repair, or " if alternative.encoding == "UTF-8" else "") + \

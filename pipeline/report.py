@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from pipeline import audit
+from pipeline import audit, suggest
 
 #: Hosts drawn in the FFFD-over-time and mojibake charts (the worst ones).
 TOP_HOSTS = 8
@@ -291,6 +291,12 @@ def render(
                  "<h3>Spikes against the host's baseline</h3>", html_table(spikes)),
         _section("Top mojibake hosts", "Share of pages whose text looks decoded with the "
                  "wrong encoding.", mojibake_chart, html_table(mojibake_hosts)),
+        _section("Rules the evidence supports", "What `redecode suggest-rules` would propose "
+                 "for this run (its own rules current): hosts whose declarations their bytes "
+                 "contradict, or that declare nothing and whose pages agree.",
+                 html_table(audit.QueryResult(
+                     "proposed_rules", *suggest.proposals_table(
+                         verdict.suggestion or suggest.for_selected_run(con))), limit=50)),
         _section("Run-to-run change", "What changed between the two newest runs, and the "
                  "rates per run.", *change, "<h3>Rates per run, oldest first</h3>",
                  line_chart(per_run, x_order=list(reversed(runs)))),

@@ -320,6 +320,32 @@ def load_rules(path: str | Path | None = None, *, policy: str | None = None,
                  storage=built["storage"])
 
 
+def rules_from_json(data: dict[str, Any]) -> Rules:
+    """The rules a run recorded (:meth:`Rules.to_json`, kept in its config), rebuilt and
+    validated as a rules file is; :class:`RulesError` when they do not validate (rules of
+    another version of the pipeline)."""
+    if not isinstance(data, dict):
+        raise RulesError("recorded rules: expected a table")
+    data = _without_nulls(data)  # TOML has no null: an unset option is an absent key
+    encoding = dict(data.get("encoding", {}))
+    encoding["override"] = encoding.pop("overrides", [])
+    built = {
+        "encoding": _build(EncodingOptions, encoding, "encoding"),
+        "extract": _build(ExtractOptions, dict(data.get("extract", {})), "extract"),
+        "http": _build(HttpOptions, dict(data.get("http", {})), "http"),
+    }
+    return Rules(encoding=built["encoding"], extract=built["extract"],
+                 max_decompressed=built["http"].max_decompressed)
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
     value = data.get(name, {})
     if not isinstance(value, dict):

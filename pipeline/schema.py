@@ -46,16 +46,34 @@ RECORDS = pa.schema(
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
         ("warc_record_length", pa.int64()),
+        # NULL when the record is whole compressed members (or a plain file's bytes): then
+        # offset and length are their byte range, as in Common Crawl's index. Else the
+        # record shares a member (a whole-file gzip): offset is that member's, this the
+        # record's offset in the member's decompressed bytes, length its uncompressed length
+        # (docs/schema.md, "The locator").
+        ("warc_record_offset_in_member", pa.int64()),
         ("url", pa.string()),
+        # Common Crawl's SURT key of the URL ("com,example)/path?a=1&b=2": pipeline.urlkey)
+        ("url_surtkey", pa.string()),
         ("url_host_name", pa.string()),
         ("url_host_tld", pa.string()),
         ("url_host_registered_domain", pa.string()),
+        ("url_path", pa.string()),  # the URL Standard's path ("/a/b%20c")
+        ("url_query", pa.string()),  # the query without "?"; NULL when none, "" for a bare "?"
         ("fetch_time", pa.timestamp("us", tz="UTC")),
         ("fetch_status", pa.int32()),
+        # a 3xx response's Location resolved against the URL; NULL for other statuses
+        ("fetch_redirect", pa.string()),
+        # WARC-Payload-Digest as Common Crawl's index writes it (base32 SHA-1 without "sha1:")
+        ("content_digest", pa.string()),
         ("content_mime_type", pa.string()),
         ("content_mime_detected", pa.string()),
         ("content_length", pa.int64()),
         ("content_truncated", pa.string()),
+        # what the HTTP layer noticed about the stored response's framing (http.HttpNote),
+        # comma-separated in the order met ("lf-only-header-lines,chunked-not-framed");
+        # NULL when nothing was odd
+        ("http_notes", pa.string()),
         ("content_charset", pa.string()),  # the crawler's charset (CC: content_charset)
         ("content_languages", pa.string()),
         ("http_charset", pa.string()),
@@ -64,8 +82,21 @@ RECORDS = pa.schema(
         ("encoding", pa.string()),
         ("encoding_source", pa.string()),
         ("encoding_browser", pa.string()),
+        # the encoding the page's own declarations give (header, else in-document), won or not
+        ("encoding_declared", pa.string()),
+        # what the bytes alone decode as (UTF-8 check, byte patterns, the detector), and on
+        # what: utf8 | pattern | detector | detector-weak; NULL for ASCII-only bytes or a BOM
+        ("encoding_bytes", pa.string()),
+        ("encoding_bytes_evidence", pa.string()),
+        # the non-ASCII bytes the detector read (its evidence's weight); NULL for the others
+        ("encoding_bytes_weight", pa.int64()),
+        # the other single-byte encodings that read the body exactly as encoding_bytes does
+        # (comma-separated); NULL when none
+        ("encoding_bytes_alike", pa.string()),
         ("encoding_confidence", pa.string()),
         ("encoding_signals", pa.string()),  # JSON list of every signal seen
+        # two declarations (header, <meta>, XML declaration) name different encodings
+        # (decision.DECLARING_SIGNALS)
         ("declared_conflict", pa.bool_()),
         ("replacement_chars", pa.int64()),
         ("decode_errors", pa.int64()),
@@ -125,6 +156,9 @@ ERRORS = pa.schema(
         ("run_id", pa.string()),
         ("warc_filename", pa.string()),
         ("warc_record_offset", pa.int64()),
+        ("warc_record_offset_in_member", pa.int64()),  # as in records
+        # as in records, for a record that failed once it was read whole (NULL otherwise)
+        ("warc_record_length", pa.int64()),
         ("record_id", pa.string()),
         ("stage", pa.string()),  # "source", "http", "encoding", "extract", "sink", "runner"
         ("error_type", pa.string()),  # kebab-case code naming the stage, e.g. "http-content-encoding-failed"
@@ -156,9 +190,17 @@ RUNS = pa.schema(
         ("bytes_read", pa.int64()),
         ("seconds", pa.float64()),
         ("invariant_ok", pa.bool_()),
+        # an incremental re-decode (--base-run): the base run, the records whose rows were
+        # copied from it and the records read and decoded again (NULL, 0, 0 otherwise)
+        ("base_run", pa.string()),
+        ("records_copied", pa.int64()),
+        ("records_redecoded", pa.int64()),
         ("attempts_lost", pa.int64()),  # attempts thrown away and tried again (retries)
         ("executors_lost", pa.int64()),  # pool workers or Spark executors that died
         ("config", pa.string()),  # JSON: resolved config with the source of each value
+        # what records.warc_filename is relative to (pipeline.sources.roots): an absolute
+        # local path or a store's URL; NULL when the run's files have no root in common
+        ("input_root", pa.string()),
     ]
 )
 
@@ -168,7 +210,8 @@ RUNS = pa.schema(
 #: (measured on the bench crawl: 12% of the records table's write time, 40% of the links').
 UNIQUE_VALUED: dict[str, frozenset[str]] = {
     "records": frozenset({
-        "record_id", "url", "warc_record_offset", "warc_record_length", "fetch_time",
+        "record_id", "url", "url_surtkey", "url_path", "url_query", "content_digest",
+        "warc_record_offset", "warc_record_length", "fetch_time",
         "content_length", "encoding_signals", "text_length", "title", "description",
         "og_title", "og_description", "og_image", "og_url", "twitter_title",
         "twitter_description", "twitter_image", "canonical_url", "main_text",

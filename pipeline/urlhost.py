@@ -1,4 +1,5 @@
-"""The one host parser: a URL's host, top-level domain and registered domain.
+"""The one URL and host parser: a URL's host, top-level domain and registered domain, and
+its path and query (the ``records`` columns ``url_path`` and ``url_query``).
 
 Every stage that needs a host takes it from here: the encoding decision (the TLD default
 and the operator's per-host overrides, ``pipeline.encoding.sniff``), the ``records`` host
@@ -40,6 +41,18 @@ _NOT_SPECIAL = 1  # ada's scheme_type for a non-special scheme (ada::scheme::NOT
 
 
 @lru_cache(maxsize=256)  # (a record's URL is parsed for its row and again for its links)
+def parse_url(url: str | None) -> URL | None:
+    """``url`` parsed by the URL Standard's basic URL parser (ada), or None when it is None
+    or does not parse."""
+    if not url:
+        return None
+    try:
+        url.encode("utf-8")
+        return URL(url)
+    except (ValueError, UnicodeEncodeError):  # a parse failure, or a lone surrogate
+        return None
+
+
 def parse_host(url: str | None) -> tuple[str, bool] | None:
     """``(host, special)`` of ``url`` parsed by the basic URL parser: the host serialized
     (URL Standard §3.6 host serializer) and whether the scheme is special (then the host
@@ -51,12 +64,8 @@ def parse_host(url: str | None) -> tuple[str, bool] | None:
     >>> parse_host("mailto:a@b.example") is None, parse_host("http://[::1") is None
     (True, True)
     """
-    if not url:
-        return None
-    try:
-        url.encode("utf-8")
-        parsed = URL(url)
-    except (ValueError, UnicodeEncodeError):  # a parse failure, or a lone surrogate
+    parsed = parse_url(url)
+    if parsed is None:
         return None
     host = parsed.hostname
     if not host:
@@ -145,6 +154,29 @@ def url_tld(url: str | None) -> str | None:
     """
     found = parse_host(url)
     return None if found is None else _tld(*found)
+
+
+@lru_cache(maxsize=256)  # (the row's url_path and url_query, and its url_surtkey)
+def path_and_query(url: str | None) -> tuple[str, str | None] | None:
+    """``(url_path, url_query)`` of ``url``: the URL Standard's path serialized (ada's
+    ``pathname``: dot segments removed, percent-encoded as the path percent-encode set says)
+    and its query without the ``?``: None when the URL has none, ``""`` for a bare ``?``
+    (as Common Crawl's ``java.net.URL.getQuery()``). None when ``url`` does not parse.
+
+    >>> path_and_query("http://a.example/b/../c d?q=1#f"), path_and_query("http://a.example?")
+    (('/c%20d', 'q=1'), ('/', ''))
+    >>> path_and_query("http://a.example/x"), path_and_query("not a url")
+    (('/x', None), None)
+    """
+    parsed = parse_url(url)
+    if parsed is None:
+        return None
+    search = parsed.search
+    if search:
+        return parsed.pathname, search[1:]
+    # An empty query serializes as a bare "?" (URL Standard §4.5 step 6); no query, not at all.
+    bare = parsed.href.partition("#")[0].endswith("?")
+    return parsed.pathname, "" if bare else None
 
 
 def host_fields(url: str | None) -> tuple[str | None, str | None, str | None]:

@@ -1,7 +1,8 @@
 -- check_record_key_unique: returns every record locator (run_id,
--- warc_filename, warc_record_offset) that occurs more than once in records:
--- one archive record written twice. Must return no rows. (Record ids that
--- repeat are real in crawls: audit_duplicate_record_ids reports them.)
+-- warc_filename, warc_record_offset, warc_record_offset_in_member) that
+-- occurs more than once in records: one archive record written twice. Must
+-- return no rows. (Record ids that repeat are real in crawls:
+-- audit_duplicate_record_ids reports them.)
 with
 
 records as (
@@ -13,9 +14,14 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         count(*) as occurrences
     from records
-    group by run_id, warc_filename, warc_record_offset
+    group by
+        run_id,
+        warc_filename,
+        warc_record_offset,
+        warc_record_offset_in_member
     having count(*) > 1
 )
 

@@ -10,6 +10,7 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         record_id,
         stage,
         error_type,

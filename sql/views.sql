@@ -38,16 +38,23 @@ typed as (
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
         cast(null as bigint) as warc_record_length,
+        cast(null as bigint) as warc_record_offset_in_member,
         cast(null as varchar) as url,
+        cast(null as varchar) as url_surtkey,
         cast(null as varchar) as url_host_name,
         cast(null as varchar) as url_host_tld,
         cast(null as varchar) as url_host_registered_domain,
+        cast(null as varchar) as url_path,
+        cast(null as varchar) as url_query,
         cast(null as timestamptz) as fetch_time,
         cast(null as integer) as fetch_status,
+        cast(null as varchar) as fetch_redirect,
+        cast(null as varchar) as content_digest,
         cast(null as varchar) as content_mime_type,
         cast(null as varchar) as content_mime_detected,
         cast(null as bigint) as content_length,
         cast(null as varchar) as content_truncated,
+        cast(null as varchar) as http_notes,
         cast(null as varchar) as content_charset,
         cast(null as varchar) as content_languages,
         cast(null as varchar) as http_charset,
@@ -56,6 +63,11 @@ typed as (
         cast(null as varchar) as encoding,
         cast(null as varchar) as encoding_source,
         cast(null as varchar) as encoding_browser,
+        cast(null as varchar) as encoding_declared,
+        cast(null as varchar) as encoding_bytes,
+        cast(null as varchar) as encoding_bytes_evidence,
+        cast(null as bigint) as encoding_bytes_weight,
+        cast(null as varchar) as encoding_bytes_alike,
         cast(null as varchar) as encoding_confidence,
         cast(null as varchar) as encoding_signals,
         cast(null as boolean) as declared_conflict,
@@ -115,16 +127,23 @@ final as (
         warc_filename,
         warc_record_offset,
         warc_record_length,
+        warc_record_offset_in_member,
         url,
+        url_surtkey,
         url_host_name,
         url_host_tld,
         url_host_registered_domain,
+        url_path,
+        url_query,
         fetch_time,
         fetch_status,
+        fetch_redirect,
+        content_digest,
         content_mime_type,
         content_mime_detected,
         content_length,
         content_truncated,
+        http_notes,
         coalesce(content_charset, crawler_charset) as content_charset,
         content_languages,
         http_charset,
@@ -133,6 +152,11 @@ final as (
         encoding,
         encoding_source,
         encoding_browser,
+        encoding_declared,
+        encoding_bytes,
+        encoding_bytes_evidence,
+        encoding_bytes_weight,
+        encoding_bytes_alike,
         encoding_confidence,
         encoding_signals,
         declared_conflict,
@@ -231,6 +255,8 @@ typed as (
         cast(null as varchar) as run_id,
         cast(null as varchar) as warc_filename,
         cast(null as bigint) as warc_record_offset,
+        cast(null as bigint) as warc_record_offset_in_member,
+        cast(null as bigint) as warc_record_length,
         cast(null as varchar) as record_id,
         cast(null as varchar) as stage,
         cast(null as varchar) as error_type,
@@ -259,6 +285,8 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
+        warc_record_length,
         record_id,
         stage,
         error_type,
@@ -293,9 +321,13 @@ typed as (
         cast(null as bigint) as bytes_read,
         cast(null as double) as seconds,
         cast(null as boolean) as invariant_ok,
+        cast(null as varchar) as base_run,
+        cast(null as bigint) as records_copied,
+        cast(null as bigint) as records_redecoded,
         cast(null as bigint) as attempts_lost,
         cast(null as bigint) as executors_lost,
         cast(null as varchar) as config,
+        cast(null as varchar) as input_root,
     where false
 ),
 
@@ -335,9 +367,13 @@ final as (
         bytes_read,
         seconds,
         invariant_ok,
+        base_run,
+        records_copied,
+        records_redecoded,
         attempts_lost,
         executors_lost,
         config,
+        input_root,
     from unioned
 )
 
@@ -356,6 +392,7 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         record_id,
         stage,
         error_type,
@@ -407,19 +444,32 @@ renamed as (
         record_id,
         warc_filename,
         warc_record_offset,
+        warc_record_length,
+        warc_record_offset_in_member,
         url,
+        url_surtkey,
         url_host_name,
         url_host_tld,
         url_host_registered_domain,
         fetch_time,
         cast(fetch_time as date) as fetch_day,
+        fetch_status,
+        fetch_redirect,
+        content_digest,
         content_mime_type,
+        content_truncated,
+        http_notes,
         http_charset,
         meta_charset,
         bom,
         encoding,
         encoding_source,
         encoding_browser,
+        encoding_declared,
+        encoding_bytes,
+        encoding_bytes_evidence,
+        encoding_bytes_weight,
+        encoding_bytes_alike,
         encoding_confidence,
         encoding_signals,
         coalesce(declared_conflict, false) as has_declared_conflict,
@@ -590,6 +640,46 @@ final as (
             getvariable('redecode_run'),
             (select run_id from newest)
         ) as run_id
+)
+
+select * from final;
+
+create or replace view int_rule_evidence as
+-- int_rule_evidence: one row per decoded record of the selected run, with
+-- the evidence `redecode suggest-rules` pools per host and URL prefix: the
+-- page's own declaration, what its bytes alone decode as, on what evidence
+-- and how much of it, and what the run decided. Grain: record.
+with
+
+records as (
+    select * from stg_records
+),
+
+selected_run as (
+    select run_id from int_selected_run
+),
+
+final as (
+    select
+        records.record_id,
+        records.url,
+        records.url_host_name as host,
+        -- scheme, host and first path segment ("http://h/ja/"); '' for none
+        regexp_extract(
+            records.url,
+            '^([A-Za-z][A-Za-z0-9+.-]*://[^/?#]*/[^/?#]+/)',
+            1
+        ) as url_prefix,
+        records.bom,
+        records.encoding_declared,
+        records.encoding_bytes,
+        records.encoding_bytes_evidence,
+        records.encoding_bytes_weight,
+        records.encoding_bytes_alike,
+        records.encoding,
+        records.encoding_source
+    from records
+    inner join selected_run on records.run_id = selected_run.run_id
 )
 
 select * from final;
@@ -1172,6 +1262,45 @@ final as (
 
 select * from final;
 
+create or replace view audit_http_notes as
+-- audit_http_notes: one row per HTTP note of the selected run (what parsing
+-- noticed about a stored response's framing: lines ended by LF alone, a body
+-- stored de-chunked under a chunked header, a coding header over a plain
+-- body, ...): how many pages and files carry it, and one example.
+with
+
+records as (
+    select * from stg_records
+),
+
+selected_run as (
+    select * from int_selected_run
+),
+
+noted as (
+    select
+        records.warc_filename,
+        records.url,
+        unnest(string_split(records.http_notes, ',')) as http_note
+    from records
+    inner join selected_run
+        on records.run_id = selected_run.run_id
+    where records.http_notes is not null
+),
+
+final as (
+    select
+        http_note,
+        count(*) as pages,
+        count(distinct warc_filename) as files,
+        min(url) as example_url
+    from noted
+    group by http_note
+    order by pages desc, http_note
+)
+
+select * from final;
+
 create or replace view audit_links_by_kind as
 -- audit_links_by_kind: one row per link kind and tag of the selected run: how
 -- many links, to how many distinct targets, how many internal, and the links
@@ -1479,9 +1608,10 @@ select * from final;
 
 create or replace view check_record_key_unique as
 -- check_record_key_unique: returns every record locator (run_id,
--- warc_filename, warc_record_offset) that occurs more than once in records:
--- one archive record written twice. Must return no rows. (Record ids that
--- repeat are real in crawls: audit_duplicate_record_ids reports them.)
+-- warc_filename, warc_record_offset, warc_record_offset_in_member) that
+-- occurs more than once in records: one archive record written twice. Must
+-- return no rows. (Record ids that repeat are real in crawls:
+-- audit_duplicate_record_ids reports them.)
 with
 
 records as (
@@ -1493,9 +1623,14 @@ final as (
         run_id,
         warc_filename,
         warc_record_offset,
+        warc_record_offset_in_member,
         count(*) as occurrences
     from records
-    group by run_id, warc_filename, warc_record_offset
+    group by
+        run_id,
+        warc_filename,
+        warc_record_offset,
+        warc_record_offset_in_member
     having count(*) > 1
 )
 

@@ -8,12 +8,14 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from pipeline.runners.rundir import TABLES, RunDir
+from pipeline.sources.roots import located_path
 from pipeline.storage import Storage, join
 
 #: runs columns that differ between two runs of the same inputs whatever they did (how long,
-#: and what was lost and tried again on the way).
+#: what was lost and tried again on the way; the input root says where the files were read
+#: from).
 RUN_MOMENTS = ("run_id", "started_at", "finished_at", "seconds", "config", "attempts_lost",
-               "executors_lost")
+               "executors_lost", "input_root")
 #: config keys that describe what was decoded (the rest: where, when and how it ran).
 CONFIG_DECODING = ("inputs", "rules", "rules_version", "rules_sha256", "skipped_inputs",
                    "missing_inputs", "columns", "pipeline_version")
@@ -48,15 +50,22 @@ def committed_parts(storage: Storage, out: str, table: str, run_id: str) -> list
 def table_rows(storage: Storage, out: str, run_id: str, *roots: str) -> dict[str, list[str]]:
     """Every table's rows of one run, sorted, as JSON text: run ids and timestamps left out,
     input roots replaced by ``<root>``; the ``runs`` row keeps the config keys that describe
-    what was decoded."""
+    what was decoded. A ``warc_filename`` is compared as the file it names (the run's input
+    root joined with it), so runs that read the same files from two places compare equal."""
     found: dict[str, list[str]] = {}
+    tables = {}
     for table in TABLES:
         rows = []
         for path in committed_parts(storage, out, table, run_id):
             with storage.open_read(path, random_access=True) as fh:
                 rows.extend(pq.read_table(fh).to_pylist())
+        tables[table] = rows
+    input_root = next((row.get("input_root") for row in tables["runs"]), None)
+    for table, rows in tables.items():
         shown = []
         for row in rows:
+            if "warc_filename" in row and row["warc_filename"] is not None:
+                row = {**row, "warc_filename": located_path(input_root, row["warc_filename"])}
             if table == "runs":
                 config = json.loads(row["config"])
                 row = {k: v for k, v in row.items() if k not in RUN_MOMENTS}

@@ -32,8 +32,10 @@ PAGES: dict[str, bytes] = {
 BASE = "https://example.jp/site/"
 #: Columns that name where a record was read from, which run wrote it, or when the WARC
 #: was written (a saved page does not say when it was fetched: fetch_time is NULL).
+#: What a row owes to where it was read from, not to the page's bytes: its locator, its id,
+#: and what the archive's own headers say (the fetch time, the payload digest).
 LOCATOR = ("run_id", "record_id", "warc_filename", "warc_record_offset", "warc_record_length",
-           "rules_version", "fetch_time")
+           "rules_version", "fetch_time", "content_digest")
 
 
 def _pages(folder: Path) -> Path:

@@ -115,6 +115,7 @@ def test_every_key_of_every_section_is_type_checked(
         ("[extract]\ndrop_hidden = 1\n", "extract.drop_hidden: expected true or false"),
         ("[extract.max_links]\nnavigation = -1\n", "max_links.navigation"),  # the options' own range check
         ("[extract]\nprune_max_share = 2\n", "prune_max_share must be in (0, 1]"),
+        ("[extract]\narticle_min_share = 1.5\n", "article_min_share must be in [0, 1]"),
         ("[encoding]\ndetector_max_bytes = 0\n", "detector_max_bytes must be >= 1"),
         ("[http]\nmax_decompressed = 0\n", "max_decompressed must be a positive"),
         ('[encoding]\ndefault_encoding = "latin-9000"\n', "encoding.default_encoding: 'latin-9000'"),
@@ -126,7 +127,7 @@ def test_every_key_of_every_section_is_type_checked(
     ],
     ids=["threshold-string", "max-links-string", "max-links-one-negative", "max-links-not-table",
          "threshold-inf", "bool-as-int",
-         "max-links-negative", "share-above-1", "detector-bytes-0", "cap-0", "default-label",
+         "max-links-negative", "share-above-1", "article-share-above-1", "detector-bytes-0", "cap-0", "default-label",
          "section-not-table", "override-not-array", "override-host-int"],
 )
 def test_wrong_values_name_the_key(tmp_path: Path, text: str, message: str) -> None:

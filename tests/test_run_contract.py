@@ -358,7 +358,8 @@ def test_a_file_name_that_is_not_utf8_is_written_with_escapes(tmp_path: Path) ->
     out = tmp_path / "o"
     result = redecode("run", str(crawl), "--out", str(out), "-q", "--run-id", "n")
     assert result.returncode == 0 and no_traceback(result), result.stderr
-    assert count(out, "records", "n", f"warc_filename = '{crawl}/caf\\xe9.warc.gz'") == 2
+    # (relative to the run's input root, the crawl folder)
+    assert count(out, "records", "n", "warc_filename = 'caf\\xe9.warc.gz'") == 2
     assert runs_row(out, "n")["inputs"] == [f"{crawl}/caf\\xe9.warc.gz"]
 
 
@@ -461,7 +462,8 @@ def test_a_wat_or_wet_file_and_a_cut_warc_gz_are_said_on_the_terminal(
                         f"{last.warc_record_offset} (its gzip member is cut off); every record "
                         "before it was read, the cut one as far as it goes (a cut download? "
                         "fetch the file again)")
-    assert count(out, "records", "w", f"warc_filename = '{cut}'") > 0
+    # (warc_filename is relative to the run's input root: the inputs' common folder)
+    assert count(out, "records", "w", "warc_filename like '%/cut.warc.gz'") > 0
     stats = {data["path"]: data for data in (json.loads(p.read_text()) for p in
                                             (out / "_runs" / "w" / "_stats").glob("*.json"))}
     assert stats[str(cut)]["truncated"].startswith("the file ends inside the record")

@@ -335,7 +335,9 @@ def test_a_file_whose_worker_dies_twice_is_an_errors_row_and_exit_3(tmp_path: Pa
     rows = duckdb.execute(
         f"select warc_filename, warc_record_offset, stage, error_type "
         f"from read_parquet('{out}/errors/run_id=k2/*.parquet')").fetchall()
-    assert rows == [(str(victim), None, "runner", "runner-worker-died")]
+    # (named relative to the run's input root, the crawl folder)
+    assert rows == [(victim.relative_to(tmp_path / "crawl").as_posix(), None, "runner",
+                     "runner-worker-died")]
     assert len(table_rows(out, "records", "k2")) == 90  # the other files are all there
     row = runs_row(out, "k2")  # both deaths counted, each with the attempt it ended
     assert (row["attempts_lost"], row["executors_lost"]) == (2, 2)

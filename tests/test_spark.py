@@ -129,3 +129,24 @@ def test_the_command_line_engine_exits_as_the_local_runner_does(tmp_path: Path) 
     assert config["engine"] == {"engine": "spark", "master": "local[1]", "partitions": 2}
     usage = redecode("run", *inputs, "--out", str(tmp_path / "o"), "--master", "local[1]")
     assert usage.returncode == 2 and "--master and --partitions need --engine spark" in usage.stderr
+
+
+def test_an_incremental_run_on_spark_equals_a_full_one(spark, s3_server, crawl_bucket: str,
+                                                       tmp_path: Path) -> None:
+    from pipeline.runners.spark import spark_executor
+    from tests.test_remote_run import CHANGED_RULES
+
+    session, _ = spark
+    out = s3_server.make_bucket("spark-incremental") + "/out"
+    inputs = [f"{crawl_bucket}/corpus/warc-samples/", f"{crawl_bucket}/data/sample/"]
+    sample = load_rules(Path(__file__).parent.parent / "data" / "sample" / "rules.toml")
+    changed = load_rules("changed", raw=CHANGED_RULES.encode())
+    run(inputs, out, sample, run_id="base", executor=spark_executor(session))
+    summary = run(inputs, out, changed, run_id="incremental", base_run="base",
+                  executor=spark_executor(session))
+    assert summary.invariant_ok, summary.problems
+    assert 0 < summary.redecoded < summary.copied
+    run(inputs, out, changed, run_id="full", executor=spark_executor(session))
+    got, want = s3_rows(out, "incremental", crawl_bucket), s3_rows(out, "full", crawl_bucket)
+    for table in ("records", "links", "errors"):
+        assert got[table] == want[table], differences({table: got[table]}, {table: want[table]})

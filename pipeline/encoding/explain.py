@@ -19,22 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.encoding.decision import Decoded, Signal
-
-#: The signal kind that each decision source comes from.
-_SOURCE_SIGNALS: dict[str, tuple[str, ...]] = {
-    "bom": ("bom",),
-    "header": ("http-charset",),
-    "meta": ("meta-prescan", "meta-scan"),
-    "xml": ("xml-prescan", "xml-declaration"),
-    "late-meta": ("meta-scan",),
-    "rule": ("rule",),
-    "utf8": ("utf8-check",),
-    "detected": ("detector-refined", "detector", "malformed-meta", "utf16-pattern", "iso-2022-jp-escapes", "browser-detection"),
-    "default": ("tld-default", "ascii", "browser-detection"),
-    "repair-utf8": ("repair",),
-    "repair-detected": ("repair",),
-}
+from pipeline.encoding.decision import SOURCE_SIGNALS, Decoded, Signal
 
 _WHY: dict[str, str] = {
     "bom": "a byte order mark wins over everything (Encoding Standard, BOM sniff).",
@@ -53,7 +38,7 @@ _WHY: dict[str, str] = {
 
 def _winner(decoded: Decoded) -> Signal | None:
     decision = decoded.decision
-    for kind in _SOURCE_SIGNALS.get(decision.encoding_source, ()):
+    for kind in SOURCE_SIGNALS.get(decision.encoding_source, ()):
         for signal in decision.signals:
             if signal.kind == kind and signal.encoding == decision.encoding:
                 return signal

@@ -25,7 +25,10 @@
  * bytes before its segment (features counted only inside it): one chain's lookups no longer
  * wait for the previous lookup of the same chain, and their cache misses overlap (16
  * chains left most samples too short to split). The features, in text order, go to
- * `found`; returns how many, or -1 (a ValueError is set) when the automaton is malformed. */
+ * `found`; returns how many, or -1 (a ValueError is set) when the automaton is malformed.
+ * Every argument of the module's functions is checked before use: buffers by item size and
+ * alignment, depth by range, every index read from the automaton against its bounds
+ * (tests/unit/test_native_arguments.py). */
 #define CHAINS 8
 #define STATE_COLUMNS 4  /* feature, fail, block, count (lang_automaton.Automaton.states) */
 
@@ -145,10 +148,39 @@ static void walked_release(Walked *w) {
     PyBuffer_Release(&w->text);
 }
 
+/* Whether buffer b holds items of `size` bytes (typed so, or raw bytes when raw_ok), each
+ * aligned to it: the walks read them as int32_t, uint16_t or float; 0, or -1 with an
+ * exception set naming `what`. */
+static int check_items(const Py_buffer *b, Py_ssize_t size, int raw_ok, const char *what) {
+    if ((b->itemsize != size && !(raw_ok && b->itemsize == 1)) || b->len % size != 0) {
+        PyErr_Format(PyExc_TypeError, "%s: a buffer of %zd-byte items", what, size);
+        return -1;
+    }
+    if ((uintptr_t)b->buf % (uintptr_t)size != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: not aligned to its %zd-byte items", what, size);
+        return -1;
+    }
+    return 0;
+}
+
+/* The longest n-gram a walk may be given: a chain's warm-up starts `depth` bytes before its
+ * segment, so a depth past this (py3langid's is 4) is refused before any index is made
+ * from it (a depth near PY_SSIZE_T_MAX overflowed 4 * (depth + 1)). */
+#define MAX_DEPTH 1024
+
+static int check_depth(Py_ssize_t depth) {
+    if (depth < -1 || depth > MAX_DEPTH) {
+        PyErr_Format(PyExc_ValueError, "depth must be -1 (one chain) or 0-%d, got %zd", MAX_DEPTH, depth);
+        return -1;
+    }
+    return 0;
+}
+
 /* The automaton held by w's states and blocks buffers; 0, or -1 with TypeError when the
  * states are not int32 rows of STATE_COLUMNS. */
 static int automaton_of(const Walked *w, automaton_t *a) {
-    if (w->states.itemsize != 4 || w->states.len % (4 * STATE_COLUMNS) != 0 || w->states.len == 0) {
+    if (check_items(&w->states, 4, 0, "states") < 0) return -1;
+    if (w->states.len % (4 * STATE_COLUMNS) != 0 || w->states.len == 0) {
         PyErr_SetString(PyExc_TypeError, "states: int32 rows of 4");
         return -1;
     }
@@ -159,7 +191,11 @@ static int automaton_of(const Walked *w, automaton_t *a) {
 /* Walk and tally; returns the number of distinct features or -1 with an exception set. */
 static Py_ssize_t walk_and_tally(Walked *w, Py_ssize_t depth) {
     automaton_t a;
-    if (automaton_of(w, &a) < 0) return -1;
+    if (check_depth(depth) < 0 || automaton_of(w, &a) < 0) return -1;
+    if (w->text.len > (PY_SSIZE_T_MAX - 1) / (Py_ssize_t)sizeof(Py_ssize_t)) {
+        PyErr_NoMemory();
+        return -1;
+    }
     Py_ssize_t len = w->text.len;
     w->found = PyMem_Malloc(sizeof(int32_t) * (len + 1));
     w->features = PyMem_Malloc(sizeof(int32_t) * (len + 1));
@@ -271,8 +307,8 @@ static int probabilities_of(PyObject *args, double *probs, Py_ssize_t *width_out
         return -1;
     Py_ssize_t seen = walk_and_tally(&w, depth);
     if (seen < 0) goto done;
-    if (width <= 0 || width > MAX_WIDTH || table.itemsize != 2 || pc.itemsize != 4 ||
-        pc.len != width * 4 || table.len % (width * 2) != 0) {
+    if (check_items(&table, 2, 0, "table") < 0 || check_items(&pc, 4, 0, "pc") < 0) goto done;
+    if (width <= 0 || width > MAX_WIDTH || pc.len != width * 4 || table.len % (width * 2) != 0) {
         PyErr_SetString(PyExc_ValueError, "table: float16 rows of width; pc: width float32");
         goto done;
     }
@@ -367,8 +403,10 @@ static PyObject *added(PyObject *self, PyObject *args) {
     int f16c;
     if (!PyArg_ParseTuple(args, "y*p", &halves, &f16c)) return NULL;
     PyObject *out = NULL;
+    double *acc = NULL;
+    if (check_items(&halves, 2, 1, "halves") < 0) goto done;
     Py_ssize_t n = halves.len / 2;
-    double *acc = PyMem_Calloc(n ? (size_t)n : 1, sizeof(double));
+    acc = PyMem_Calloc(n ? (size_t)n : 1, sizeof(double));
     if (acc == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -405,8 +443,8 @@ static PyObject *next_states(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*y*y*", &w.states, &w.blocks, &from, &w.text))
         return NULL;
     automaton_t a;
-    if (automaton_of(&w, &a) < 0) goto done;
-    if (from.itemsize != 4 || from.len / 4 != w.text.len) {
+    if (automaton_of(&w, &a) < 0 || check_items(&from, 4, 0, "from") < 0) goto done;
+    if (from.len / 4 != w.text.len) {
         PyErr_SetString(PyExc_TypeError, "from: int32 per byte");
         goto done;
     }

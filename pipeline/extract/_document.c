@@ -31,6 +31,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -39,6 +40,8 @@
 #endif
 
 #include <lexbor/core/base.h>
+#include <lexbor/core/dobject.h>
+#include <lexbor/core/hash.h>
 #include <lexbor/dom/interfaces/attr.h>
 #include <lexbor/dom/interfaces/character_data.h>
 #include <lexbor/dom/interfaces/document.h>
@@ -66,11 +69,23 @@ typedef lxb_dom_attr_t lxattr;
 
 /* ---- configuration (set once from Python) ------------------------------------- */
 
+/* A walk is running (facts, main_text): the Python tests it calls could call back into
+ * this module, which must then neither change the tables the walk reads nor start another
+ * walk (the attribute ids of use_attr_ids are the document's being walked). */
+static int walking;
+
+static int refuse_while_walking(void) {
+    if (!walking) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "_document is walking a document: not from inside a walk");
+    return -1;
+}
+
 enum {
     F_INVISIBLE = 1 << 0,
     F_BOILERPLATE = 1 << 1,
     F_PATTERN = 1 << 2,
     F_ARTICLE = 1 << 3,
+    F_COMMENT = 1 << 4,
 };
 enum { K_NONE = 0, K_BLOCK = 1, K_LINE = 2, K_LINK = 3 };
 enum { A_HREF, A_REL, A_ALT, A_CLASS, A_ID, A_STYLE, A_HIDDEN, A_ARIA_HIDDEN, A_ROLE,
@@ -101,6 +116,7 @@ static uintptr_t document_attr_id[A_COUNT];
 static PyObject *style_hidden_fn;                 /* str -> bool */
 static PyObject *names_boilerplate_fn;            /* str -> bool */
 static PyObject *role_boilerplate_fn;             /* str -> bool */
+static PyObject *names_comment_fn;                /* str -> bool (set by configure_patterns) */
 static int configured;
 
 /* ---- growable buffers ---------------------------------------------------------- */
@@ -916,7 +932,7 @@ static int measures_push(measures_t *v, lxnode *n, size_t length) {
     return 0;
 }
 
-enum { TEST_NONE, TEST_ARTICLE, TEST_STRUCTURE, TEST_PATTERN };
+enum { TEST_NONE, TEST_ARTICLE, TEST_STRUCTURE, TEST_PATTERN, TEST_COMMENT };
 
 /* One measuring pass: the running stripped-text length, and the length of every
  * element the pass's test selects. */
@@ -934,6 +950,10 @@ typedef struct {
     size_t visible_chars;   /* the whole visible text's length in code points */
     buf_t names;            /* scratch: class and id of a pattern candidate */
     int want_visible;
+    int also_comments;      /* also select comment-classed elements (TEST_COMMENT) ... */
+    sizes_t cstarts;        /* ... with their own open stack ... */
+    nodes_t copen;
+    measures_t cfound;      /* ... and lengths (leave order) */
     Py_ssize_t parts;
 } measure_t;
 
@@ -941,7 +961,9 @@ static int call_test(PyObject *fn, const lxstr *value) {
     PyObject *arg = PyUnicode_DecodeUTF8((const char *)value->data, (Py_ssize_t)value->length,
                                          "replace");
     if (arg == NULL) return -1;
+    Py_INCREF(fn);  /* (held through the call, whatever the call does) */
     PyObject *res = PyObject_CallOneArg(fn, arg);
+    Py_DECREF(fn);
     Py_DECREF(arg);
     if (res == NULL) return -1;
     int truth = PyObject_IsTrue(res);
@@ -970,14 +992,23 @@ static int structural(measure_t *m, lxnode *n) {
     return 0;
 }
 
-/* The boilerplate class/id words (main_text.BOILERPLATE_PATTERNS, ASCII lowercase), by
+/* Class/id words (main_text.BOILERPLATE_PATTERNS, COMMENT_PATTERNS: ASCII lowercase), by
  * first letter. For ASCII names, "any word is a substring of the ASCII-lowercased names" is
  * exactly what _classed_test's regex search of names.lower() answers, without a call into
  * Python per classed element (that call was ~45% of the main-text walk). */
 #define MAX_PATTERNS 64
-static char *patterns[MAX_PATTERNS];
-static size_t pattern_len[MAX_PATTERNS];
-static Py_ssize_t pattern_count;
+typedef struct {
+    char *words[MAX_PATTERNS];
+    size_t len[MAX_PATTERNS];
+    Py_ssize_t count;
+    /* the words starting with byte c are words[first_from[c] .. first_to[c]) */
+    unsigned char first_from[256], first_to[256];
+} wordset_t;
+static wordset_t boilerplate_words, comment_words;
+/* main_text.CONTENT_CLASSES: class tokens (ASCII lowercase) that exempt an element */
+static char *content_classes[MAX_PATTERNS];
+static size_t content_class_len[MAX_PATTERNS];
+static Py_ssize_t content_class_count;
 
 static inline int is_ascii(const unsigned char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -985,16 +1016,12 @@ static inline int is_ascii(const unsigned char *s, size_t n) {
     return 1;
 }
 
-/* The words sorted by first letter: those starting with byte c are
- * patterns[first_from[c] .. first_to[c]) (set by configure_patterns). */
-static unsigned char first_from[256], first_to[256];
-
-static int ascii_pattern_in(const unsigned char *s, size_t n) {
+static int ascii_pattern_in(const wordset_t *ws, const unsigned char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         unsigned char first = ascii_lower(s[i]);
-        for (unsigned k = first_from[first]; k < first_to[first]; k++) {
-            const char *p = patterns[k];
-            size_t len = pattern_len[k];
+        for (unsigned k = ws->first_from[first]; k < ws->first_to[first]; k++) {
+            const char *p = ws->words[k];
+            size_t len = ws->len[k];
             if (len > n - i) continue;
             size_t j = 1;
             while (j < len && ascii_lower(s[i + j]) == (unsigned char)p[j]) j++;
@@ -1004,9 +1031,30 @@ static int ascii_pattern_in(const unsigned char *s, size_t n) {
     return 0;
 }
 
-/* main_text._classed_test: class and/or id present, the container's names searched. */
-static int classed(lxnode *n, buf_t *tmp) {
-    if (!(tag_flags[tag_of(n)] & F_PATTERN)) return 0;
+/* Whether a token of the class value (split on ASCII white space, HTML's "split a string on
+ * ASCII whitespace") is, ASCII-lowercased, one of CONTENT_CLASSES. */
+static int has_content_class(const lxstr *cls) {
+    const unsigned char *s = cls->data;
+    size_t n = cls->length, i = 0;
+    while (i < n) {
+        while (i < n && is_ascii_space(s[i])) i++;
+        size_t start = i;
+        while (i < n && !is_ascii_space(s[i])) i++;
+        for (Py_ssize_t k = 0; k < content_class_count && i > start; k++) {
+            if (content_class_len[k] != i - start) continue;
+            size_t j = 0;
+            while (j < i - start && ascii_lower(s[start + j]) == (unsigned char)content_classes[k][j]) j++;
+            if (j == i - start) return 1;
+        }
+    }
+    return 0;
+}
+
+/* main_text._classed_test: an element of a `flag` tag whose class and/or id is present and
+ * holds one of the words (Python's `fn` for non-ASCII names: str.lower() is Unicode's), unless
+ * a class token names the content. */
+static int classed(lxnode *n, buf_t *tmp, const wordset_t *ws, PyObject *fn, unsigned flag) {
+    if (!(tag_flags[tag_of(n)] & flag)) return 0;
     lxattr *cls = find_attr(n, A_CLASS), *id = find_attr(n, A_ID);
     if (cls == NULL && id == NULL) return 0;
     const lxstr *cv = attr_value(cls), *iv = attr_value(id);
@@ -1015,9 +1063,13 @@ static int classed(lxnode *n, buf_t *tmp) {
         (iv && buf_put(tmp, iv->data, iv->length) < 0))
         return -1;
     lxstr names = {(unsigned char *)tmp->data, tmp->len};
-    if (pattern_count > 0 && is_ascii(names.data, names.length))
-        return names.length > 1 && ascii_pattern_in(names.data, names.length);
-    return call_test(names_boilerplate_fn, &names);  /* str.lower() is Unicode's: Python's */
+    int hit;
+    if (ws->count > 0 && is_ascii(names.data, names.length))
+        hit = names.length > 1 && ascii_pattern_in(ws, names.data, names.length);
+    else
+        hit = call_test(fn, &names);
+    if (hit <= 0) return hit;
+    return !(cv != NULL && has_content_class(cv));
 }
 
 static int measure_enter(walker *w, lxnode *n) {
@@ -1052,17 +1104,31 @@ static int measure_enter(walker *w, lxnode *n) {
         selected = structural(m, n);
         break;
     case TEST_PATTERN:
-        selected = classed(n, &m->names);
+        selected = classed(n, &m->names, &boilerplate_words, names_boilerplate_fn, F_PATTERN);
+        break;
+    case TEST_COMMENT:
+        selected = classed(n, &m->names, &comment_words, names_comment_fn, F_COMMENT);
         break;
     }
     if (selected < 0) return -1;
     if (selected && (sizes_push(&m->starts, m->total) < 0 || nodes_push(&m->open, n) < 0))
         return -1;
+    if (m->also_comments) {
+        int comment = classed(n, &m->names, &comment_words, names_comment_fn, F_COMMENT);
+        if (comment < 0) return -1;
+        if (comment && (sizes_push(&m->cstarts, m->total) < 0 || nodes_push(&m->copen, n) < 0))
+            return -1;
+    }
     return 1;
 }
 
 static int measure_leave(walker *w, lxnode *n) {
     measure_t *m = (measure_t *)w;
+    if (m->copen.len && m->copen.items[m->copen.len - 1] == n) {
+        m->copen.len--;
+        m->cstarts.len--;
+        if (measures_push(&m->cfound, n, m->total - m->cstarts.items[m->cstarts.len]) < 0) return -1;
+    }
     if (m->open.len && m->open.items[m->open.len - 1] == n) {
         m->open.len--;
         m->starts.len--;
@@ -1075,6 +1141,9 @@ static void measure_free(measure_t *m) {
     PyMem_Free(m->starts.items);
     PyMem_Free(m->open.items);
     PyMem_Free(m->found.items);
+    PyMem_Free(m->cstarts.items);
+    PyMem_Free(m->copen.items);
+    PyMem_Free(m->cfound.items);
     PyMem_Free(m->visible.data);
     PyMem_Free(m->names.data);
 }
@@ -1146,18 +1215,71 @@ static int prune(lxnode *scope, int test, int drop_tags, int drop_hidden, double
 }
 
 /* main_text(root, ...): the ExtractContent blocks of the scope under root (the body). */
+/* A share no element reaches: inside a comment section every hidden or structural element
+ * goes (main_text.EVERY_SHARE), a reply form holding all of a section's text too. */
+#define EVERY_SHARE 2.0
+
+/* Whether `anc` is `n` or one of its ancestors. */
+static int is_ancestor_or_self(const lxnode *anc, const lxnode *n) {
+    for (; n != NULL; n = n->parent)
+        if (n == anc) return 1;
+    return 0;
+}
+
+/* The comment sections (main_text._comment_sections) among the candidates (the comment-classed
+ * elements under root and their lengths, as the first measuring pass found them): the
+ * outermost elements under root whose class/id names comments, each holding less than max_share of the visible text and none of
+ * them the scope or an ancestor of it. Each is added to `removed`; with `out`, each section's
+ * marked text (hidden and structural boilerplate inside it removed) is appended to out, the
+ * sections separated by block markers. */
+static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *scope,
+                            size_t visible_chars, double max_share, int drop_tags, int drop_hidden,
+                            nodeset_t *removed, buf_t *out) {
+    nodeset_t found = {0};
+    int rc = 0;
+    for (size_t i = 0; i < candidates->len && rc == 0; i++) rc = nodeset_add(&found, candidates->items[i].node);
+    double limit = max_share * (double)visible_chars;
+    int first = 1;
+    /* the candidates are in leave order: for elements none of which holds another, tree order */
+    for (size_t i = 0; i < candidates->len && rc == 0; i++) {
+        lxnode *n = candidates->items[i].node;
+        int inner = 0;
+        for (lxnode *p = n->parent; p != NULL && p != root && !inner; p = p->parent)
+            inner = nodeset_has(&found, p);
+        if (inner || !((double)candidates->items[i].length < limit) || is_ancestor_or_self(n, scope))
+            continue;
+        if ((rc = nodeset_add(removed, n)) < 0) break;
+        if (out == NULL) continue;
+        nodeset_t inside = {0};
+        marker_t mk = {{mark_enter, mark_leave}, &inside, kinds, {0}};
+        if ((drop_tags || drop_hidden) &&
+            prune(n, TEST_STRUCTURE, drop_tags, drop_hidden, EVERY_SHARE, &inside) < 0)
+            rc = -1;
+        if (rc == 0 && !first && buf_put(out, HARD, 3) < 0) rc = -1;
+        if (rc == 0 && walk(n, &mk.w) < 0) rc = -1;
+        if (rc == 0 && mk.out.len && buf_put(out, mk.out.data, mk.out.len) < 0) rc = -1;
+        first = 0;
+        PyMem_Free(inside.slots);
+        PyMem_Free(mk.out.data);
+    }
+    PyMem_Free(found.slots);
+    return rc;
+}
+
 static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int prune_patterns,
                               int prefer_article, double max_share, double article_min_share,
-                              Py_ssize_t prefix_chars) {
+                              int comments, double comment_max_share, Py_ssize_t prefix_chars) {
     PyObject *result = NULL, *visible = NULL;
     nodeset_t removed = {0};
     marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}};
+    buf_t comment_text = {0};
 
     /* Visible text and the article candidates (main_text._container), in tree order;
      * css() on the root includes the root itself. */
     measure_t m = {0};
     m.test = prefer_article ? TEST_ARTICLE : TEST_NONE;
     m.want_visible = 1;
+    m.also_comments = prune_patterns;  /* one walk finds the comment sections too */
     /* prefix_chars code points take at most 4 bytes each */
     m.visible_cap = 4 * (size_t)(prefix_chars > 0 ? prefix_chars : 0) + 4;
     int rc = measure(root, &m);
@@ -1175,7 +1297,7 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
     visible = PyUnicode_DecodeUTF8(vis, (Py_ssize_t)cut, "replace");
     if (visible == NULL) goto done;
     if (visible_chars == 0) {
-        result = Py_BuildValue("([]nOO)", (Py_ssize_t)0, visible, Py_False);
+        result = Py_BuildValue("([]nOO[])", (Py_ssize_t)0, visible, Py_False);
         goto done;
     }
     lxnode *scope = root;
@@ -1211,6 +1333,10 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
         double share = article_min_share * (double)visible_chars;
         if (best != NULL && (double)best_length >= share && best_length > 0) scope = best;
     }
+    if (prune_patterns && comment_sections(&m.cfound, root, scope, visible_chars, comment_max_share,
+                                           drop_tags, drop_hidden, &removed,
+                                           comments ? &comment_text : NULL) < 0)
+        goto done;
     if (drop_tags || drop_hidden) {
         if (prune(scope, TEST_STRUCTURE, drop_tags, drop_hidden, max_share, &removed) < 0)
             goto done;
@@ -1220,13 +1346,20 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
     if (walk(scope, &mk.w) < 0) goto done;
     PyObject *blocks = blocks_of((const unsigned char *)(mk.out.data ? mk.out.data : ""), mk.out.len);
     if (blocks == NULL) goto done;
-    result = Py_BuildValue("(NnOO)", blocks, (Py_ssize_t)visible_chars, visible,
-                           scope != root ? Py_True : Py_False);
+    PyObject *comment_blocks = blocks_of(
+        (const unsigned char *)(comment_text.data ? comment_text.data : ""), comment_text.len);
+    if (comment_blocks == NULL) {
+        Py_DECREF(blocks);
+        goto done;
+    }
+    result = Py_BuildValue("(NnOON)", blocks, (Py_ssize_t)visible_chars, visible,
+                           scope != root ? Py_True : Py_False, comment_blocks);
 done:
     Py_XDECREF(visible);
     measure_free(&m);
     PyMem_Free(removed.slots);
     PyMem_Free(mk.out.data);
+    PyMem_Free(comment_text.data);
     return result;
 }
 
@@ -1701,8 +1834,13 @@ static int fill_table(PyObject *mapping, unsigned char *table, int as_flag) {
     Py_ssize_t pos = 0;
     while (PyDict_Next(mapping, &pos, &key, &value)) {
         long id = static_tag_id(key);
+        if (id < 0) return -1;
         long v = PyLong_AsLong(value);
-        if (id < 0 || (v == -1 && PyErr_Occurred())) return -1;
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < 0 || v > 255) {
+            PyErr_Format(PyExc_ValueError, "the value of %R must be 0-255", key);
+            return -1;
+        }
         table[id] = as_flag ? (unsigned char)(table[id] | v) : (unsigned char)v;
     }
     return 0;
@@ -1713,6 +1851,9 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!O!OOO", &PyDict_Type, &flags, &PyDict_Type, &kind,
                           &PyDict_Type, &container_kind, &style_fn, &names_fn, &role_fn))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
+    if (!PyCallable_Check(style_fn) || !PyCallable_Check(names_fn) || !PyCallable_Check(role_fn))
+        return PyErr_Format(PyExc_TypeError, "style_hidden, names_boilerplate and role_boilerplate must be callable");
     configured = 0;
     memset(tag_flags, 0, sizeof tag_flags);
     memset(kinds, 0, sizeof kinds);
@@ -1736,24 +1877,40 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
 }
 
 /* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
-static PyObject *py_configure_patterns(PyObject *self, PyObject *arg) {
-    if (store_words(arg, MAX_PATTERNS, patterns, pattern_len, &pattern_count, "words") < 0) return NULL;
-    /* sort by first letter (insertion sort: a few dozen words), then index the runs */
-    for (Py_ssize_t k = 1; k < pattern_count; k++) {
-        char *word = patterns[k];
-        size_t len = pattern_len[k];
+/* Sorts a word set's words by first letter (insertion sort: a few dozen words), then
+ * indexes the runs. */
+static int store_wordset(PyObject *tuple, wordset_t *ws, const char *what) {
+    if (store_words(tuple, MAX_PATTERNS, ws->words, ws->len, &ws->count, what) < 0) return -1;
+    for (Py_ssize_t k = 1; k < ws->count; k++) {
+        char *word = ws->words[k];
+        size_t len = ws->len[k];
         Py_ssize_t j = k;
-        for (; j > 0 && (unsigned char)patterns[j - 1][0] > (unsigned char)word[0]; j--) {
-            patterns[j] = patterns[j - 1];
-            pattern_len[j] = pattern_len[j - 1];
+        for (; j > 0 && (unsigned char)ws->words[j - 1][0] > (unsigned char)word[0]; j--) {
+            ws->words[j] = ws->words[j - 1];
+            ws->len[j] = ws->len[j - 1];
         }
-        patterns[j] = word;
-        pattern_len[j] = len;
+        ws->words[j] = word;
+        ws->len[j] = len;
     }
-    memset(first_from, 0, sizeof first_from);
-    memset(first_to, 0, sizeof first_to);
-    for (Py_ssize_t k = pattern_count - 1; k >= 0; k--) first_from[(unsigned char)patterns[k][0]] = (unsigned char)k;
-    for (Py_ssize_t k = 0; k < pattern_count; k++) first_to[(unsigned char)patterns[k][0]] = (unsigned char)(k + 1);
+    memset(ws->first_from, 0, sizeof ws->first_from);
+    memset(ws->first_to, 0, sizeof ws->first_to);
+    for (Py_ssize_t k = ws->count - 1; k >= 0; k--) ws->first_from[(unsigned char)ws->words[k][0]] = (unsigned char)k;
+    for (Py_ssize_t k = 0; k < ws->count; k++) ws->first_to[(unsigned char)ws->words[k][0]] = (unsigned char)(k + 1);
+    return 0;
+}
+
+/* configure_patterns(words, comment_words, content_classes, comment_names) */
+static PyObject *py_configure_patterns(PyObject *self, PyObject *args) {
+    PyObject *words, *comments, *content, *fn;
+    if (!PyArg_ParseTuple(args, "OOOO", &words, &comments, &content, &fn)) return NULL;
+    if (refuse_while_walking() < 0) return NULL;
+    if (!PyCallable_Check(fn)) return PyErr_Format(PyExc_TypeError, "comment_names must be callable");
+    if (store_wordset(words, &boilerplate_words, "words") < 0 ||
+        store_wordset(comments, &comment_words, "comment words") < 0 ||
+        store_words(content, MAX_PATTERNS, content_classes, content_class_len, &content_class_count,
+                    "content classes") < 0)
+        return NULL;
+    Py_XSETREF(names_comment_fn, Py_NewRef(fn));
     Py_RETURN_NONE;
 }
 
@@ -1762,6 +1919,7 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
     PyObject *points, *keys;
     if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &points, &PyTuple_Type, &keys))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
     head_configured = 0;
     memset(integration_point, 0, sizeof integration_point);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(points); i++) {
@@ -1779,14 +1937,26 @@ static PyObject *py_configure_head(PyObject *self, PyObject *args) {
 
 static PyObject *ParseLimitError;  /* _document.ParseLimitError(code, message) */
 
-enum { STOP_NONE, STOP_DEPTH, STOP_ATTRIBUTES, STOP_TIME };
+enum { STOP_NONE, STOP_DEPTH, STOP_ATTRIBUTES, STOP_NAMES, STOP_TIME };
+
+/* The parse is fed PARSE_PIECE bytes at a time, and the limits are checked after each
+ * piece as well as at each token: the tokenizer's own work before it emits a token is
+ * unbounded by the token-level checks (it compares each attribute of a start tag with the
+ * ones before it, and looks each name up in the document's name tables, whose chains grow
+ * with the distinct names: 160,000 distinct attributes on one start tag took 10-50 s before
+ * the guard saw the tag). So the work between two checks is that of one piece: at most
+ * max_attributes plus a piece's attributes on a tag, and max_names plus a piece's names in
+ * the tables. Lexbor's chunked parse builds the tree a whole one does (docs/extract.md: 892
+ * documents compared fed whole, in these pieces, in 61-byte pieces and a byte at a time). */
+#define PARSE_PIECE (8 << 10)
 
 /* What the guard sits between: the tokenizer's callback into the tree builder. */
 typedef struct {
     lxb_html_tokenizer_token_f tree_callback;
     void *tree_ctx;
     lxb_html_tree_t *tree;
-    size_t max_depth, max_attributes, tokens;
+    lexbor_hash_t *attr_names, *tag_names;  /* the document's tables of names outside Lexbor's */
+    size_t max_depth, max_attributes, max_names, tokens;
     double deadline;  /* thread CPU seconds; 0: none */
     double wall_due;  /* monotonic seconds before which the deadline cannot have passed */
     int stop;
@@ -1812,22 +1982,39 @@ static int past_deadline(guard_t *g) {
     return 0;
 }
 
+/* Whether `token` (emitted, or still being read) carries more than max_attributes. */
+static int over_attributes(const guard_t *g, const lxb_html_token_t *token) {
+    if (!g->max_attributes || token == NULL) return 0;
+    size_t count = 0;
+    for (const lxb_html_token_attr_t *a = token->attr_first; a != NULL; a = a->next)
+        if (++count > g->max_attributes) return 1;
+    return 0;
+}
+
+/* Whether the document holds more than max_names distinct tag and attribute names outside
+ * Lexbor's static tables (custom elements, data-*, any invented name). */
+static int over_names(const guard_t *g) {
+    return g->max_names && lexbor_dobject_allocated(g->attr_names->entries) +
+                                   lexbor_dobject_allocated(g->tag_names->entries) > g->max_names;
+}
+
 /* Between the tokenizer and the tree builder (HTML Standard §13.2.5: "When a token is
  * emitted, it must immediately be handled by the tree construction stage"): refuse a
  * start tag with too many attributes before the tree builder appends them one by one,
- * and stop once the stack of open elements is deeper than the limit or the deadline has
- * passed (checked every 256 tokens). */
+ * and stop once the stack of open elements is deeper than the limit, the document's names
+ * are too many, or the deadline has passed (checked every 256 tokens, and after each piece
+ * of input: guard_piece). */
 static lxb_html_token_t *guard_token(lxb_html_tokenizer_t *tkz, lxb_html_token_t *token, void *ctx) {
     guard_t *g = ctx;
-    if (g->max_attributes) {
-        size_t count = 0;
-        for (const lxb_html_token_attr_t *a = token->attr_first; a != NULL; a = a->next) {
-            if (++count > g->max_attributes) {
-                g->stop = STOP_ATTRIBUTES;
-                tkz->status = LXB_STATUS_ABORTED;
-                return NULL;
-            }
-        }
+    if (over_attributes(g, token)) {
+        g->stop = STOP_ATTRIBUTES;
+        tkz->status = LXB_STATUS_ABORTED;
+        return NULL;
+    }
+    if (over_names(g)) {
+        g->stop = STOP_NAMES;
+        tkz->status = LXB_STATUS_ABORTED;
+        return NULL;
     }
     token = g->tree_callback(tkz, token, g->tree_ctx);
     if (token == NULL) return NULL;
@@ -1840,6 +2027,13 @@ static lxb_html_token_t *guard_token(lxb_html_tokenizer_t *tkz, lxb_html_token_t
     }
     tkz->status = LXB_STATUS_ABORTED;
     return NULL;
+}
+
+/* After a piece of input: the same limits, on the tag the tokenizer is still reading too. */
+static void guard_piece(guard_t *g, lxb_html_tokenizer_t *tkz) {
+    if (over_attributes(g, tkz->token)) g->stop = STOP_ATTRIBUTES;
+    else if (over_names(g)) g->stop = STOP_NAMES;
+    else if (g->deadline > 0 && past_deadline(g)) g->stop = STOP_TIME;
 }
 
 typedef struct {
@@ -1865,6 +2059,10 @@ static PyObject *stop_error(const guard_t *g) {
         exc = Py_BuildValue("(sN)", "too-many-attributes", PyUnicode_FromFormat(
             "a start tag with more than %zu attributes", g->max_attributes));
         break;
+    case STOP_NAMES:
+        exc = Py_BuildValue("(sN)", "too-many-names", PyUnicode_FromFormat(
+            "more than %zu distinct tag and attribute names", g->max_names));
+        break;
     default:
         exc = Py_BuildValue("(ss)", "time-budget", "the parse passed the deadline");
     }
@@ -1875,20 +2073,24 @@ static PyObject *stop_error(const guard_t *g) {
     return NULL;
 }
 
-/* Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0) */
+/* Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0, max_names=0) */
 static PyObject *Document_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"data", "max_depth", "max_attributes", "deadline", NULL};
+    static char *keywords[] = {"data", "max_depth", "max_attributes", "deadline", "max_names", NULL};
     Py_buffer in;
-    Py_ssize_t max_depth = 0, max_attributes = 0;
+    Py_ssize_t max_depth = 0, max_attributes = 0, max_names = 0;
     double deadline = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|nnd", keywords, &in, &max_depth,
-                                     &max_attributes, &deadline))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|nndn", keywords, &in, &max_depth,
+                                     &max_attributes, &deadline, &max_names))
         return NULL;
     DocumentObject *self = NULL;
     guard_t g = {0};
     lxb_html_document_t *doc = NULL;
-    if (max_depth < 0 || max_attributes < 0) {
+    if (max_depth < 0 || max_attributes < 0 || max_names < 0) {
         PyErr_SetString(PyExc_ValueError, "limits must be >= 0 (0: none)");
+        goto fail;
+    }
+    if (!(deadline >= 0.0) || isinf(deadline)) {
+        PyErr_SetString(PyExc_ValueError, "deadline must be a finite number of seconds >= 0 (0: none)");
         goto fail;
     }
     if ((doc = lxb_html_document_create()) == NULL ||
@@ -1901,12 +2103,24 @@ static PyObject *Document_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     g.tree_callback = tkz->callback_token_done;
     g.tree_ctx = tkz->callback_token_ctx;
     g.tree = parser->tree;
+    g.attr_names = doc->dom_document.attrs;
+    g.tag_names = doc->dom_document.tags;
     g.max_depth = (size_t)max_depth;
     g.max_attributes = (size_t)max_attributes;
+    g.max_names = (size_t)max_names;
     g.deadline = deadline;
     lxb_html_tokenizer_callback_token_done_set(tkz, guard_token, &g);
-    lxb_status_t status = lxb_html_document_parse_chunk(doc, in.buf, (size_t)in.len);
-    if (status == LXB_STATUS_OK) status = lxb_html_document_parse_chunk_end(doc);
+    lxb_status_t status = LXB_STATUS_OK;
+    const lxb_char_t *data = in.buf;
+    size_t left = (size_t)in.len;
+    while (left > 0 && status == LXB_STATUS_OK && g.stop == STOP_NONE) {
+        size_t piece = left < PARSE_PIECE ? left : PARSE_PIECE;
+        status = lxb_html_document_parse_chunk(doc, data, piece);
+        data += piece;
+        left -= piece;
+        if (status == LXB_STATUS_OK && g.stop == STOP_NONE) guard_piece(&g, tkz);
+    }
+    if (status == LXB_STATUS_OK && g.stop == STOP_NONE) status = lxb_html_document_parse_chunk_end(doc);
     /* the guard lives on this stack: the tokenizer must never call it again */
     lxb_html_tokenizer_callback_token_done_set(tkz, g.tree_callback, g.tree_ctx);
     if (g.stop != STOP_NONE) {
@@ -1971,7 +2185,12 @@ static PyObject *Document_facts(DocumentObject *self, PyObject *args) {
     for (int k = 0; k < URL_KINDS; k++) {
         src->limits[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(limits, k));
         if (src->limits[k] == -1 && PyErr_Occurred()) goto done;
+        if (src->limits[k] < 0) {
+            PyErr_Format(PyExc_ValueError, "limits must be >= 0, got %zd", src->limits[k]);
+            goto done;
+        }
     }
+    if (refuse_while_walking() < 0) goto done;  /* (this walk calls no Python) */
     use_attr_ids(self->doc);
     lxnode *root = lxb_dom_document_root(&self->doc->dom_document);
     if ((src->objects = Py_BuildValue("[ON]", Py_None, PyUnicode_New(0, 0))) == NULL ||
@@ -2039,6 +2258,10 @@ static int url_name(PyObject *name) {
 static int url_entry_of(PyObject *attr, PyObject *kind, PyObject *form, PyObject *keep_empty, url_entry *e) {
     int name = url_name(attr);
     if (name < 0) return -1;
+    if (!PyUnicode_Check(kind)) {
+        PyErr_Format(PyExc_TypeError, "the kind of %R must be str", attr);
+        return -1;
+    }
     int k = 0;
     while (k < URL_KINDS && PyUnicode_Compare(kind_names[k], kind) != 0) k++;
     long f = PyLong_AsLong(form);
@@ -2062,6 +2285,7 @@ static PyObject *py_configure_urls(PyObject *self, PyObject *args) {
                           &PyTuple_Type, &global, &PyFrozenSet_Type, &keep_empty, &PyTuple_Type, &rels,
                           &PyTuple_Type, &js, &PyTuple_Type, &json))
         return NULL;
+    if (refuse_while_walking() < 0) return NULL;
     urls_configured = 0;
     if (PyTuple_GET_SIZE(kinds_) != URL_KINDS)
         return PyErr_Format(PyExc_ValueError, "%d kinds expected", URL_KINDS);
@@ -2121,23 +2345,39 @@ static PyObject *py_configure_urls(PyObject *self, PyObject *args) {
 }
 
 /* main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
- * article_min_share, prefix_chars) -> (blocks, visible length, visible prefix, in_container) */
+ * article_min_share, comments, comment_max_share, prefix_chars) -> (blocks, visible length,
+ * visible prefix, in_container, comment blocks) */
+#define MAX_PREFIX_CHARS (1 << 30)  /* the visible prefix is kept as 4 bytes a character */
 static PyObject *Document_main_text(DocumentObject *self, PyObject *args) {
-    int drop_tags, drop_hidden, prune_patterns, prefer_article;
-    double max_share, article_min_share;
+    int drop_tags, drop_hidden, prune_patterns, prefer_article, comments;
+    double max_share, article_min_share, comment_max_share;
     Py_ssize_t prefix_chars;
-    if (!PyArg_ParseTuple(args, "ppppddn", &drop_tags, &drop_hidden, &prune_patterns,
-                          &prefer_article, &max_share, &article_min_share, &prefix_chars))
+    if (!PyArg_ParseTuple(args, "ppppddpdn", &drop_tags, &drop_hidden, &prune_patterns,
+                          &prefer_article, &max_share, &article_min_share, &comments,
+                          &comment_max_share, &prefix_chars))
         return NULL;
+    /* (NaN fails every comparison: refused like the other ranges) */
+    if (!(max_share > 0.0 && max_share <= 1.0) || !(article_min_share >= 0.0 && article_min_share <= 1.0) ||
+        !(comment_max_share > 0.0 && comment_max_share <= 1.0))
+        return PyErr_Format(PyExc_ValueError, "main_text: max_share and comment_max_share in (0, 1], "
+                            "article_min_share in [0, 1]");
     if (!configured) return PyErr_Format(PyExc_RuntimeError, "configure() first");
+    if (prefix_chars < 0 || prefix_chars > MAX_PREFIX_CHARS)
+        return PyErr_Format(PyExc_ValueError, "prefix_chars must be 0-%d, got %zd", MAX_PREFIX_CHARS,
+                            prefix_chars);
+    if (refuse_while_walking() < 0) return NULL;
     use_attr_ids(self->doc);
     lxnode *body = (lxnode *)lxb_html_document_body_element(self->doc);
     /* No body, or one the tree builder took out of the document (a frameset replaced it,
      * HTML Standard §13.2.6.4.7 "frameset" start tag): nothing of it is rendered. */
     if (body == NULL || body->parent == NULL)
-        return Py_BuildValue("([]nsO)", (Py_ssize_t)0, "", Py_False);
-    return main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article, max_share,
-                        article_min_share, prefix_chars);
+        return Py_BuildValue("([]nsO[])", (Py_ssize_t)0, "", Py_False);
+    walking = 1;  /* (its tests call Python) */
+    PyObject *result = main_text_of(body, drop_tags, drop_hidden, prune_patterns, prefer_article,
+                                    max_share, article_min_share, comments, comment_max_share,
+                                    prefix_chars);
+    walking = 0;
+    return result;
 }
 
 static PyMethodDef Document_methods[] = {
@@ -2146,17 +2386,18 @@ static PyMethodDef Document_methods[] = {
      "head facts); packed: the candidates as (pack, objects)"},
     {"main_text", (PyCFunction)Document_main_text, METH_VARARGS,
      "main_text(drop_tags, drop_hidden, prune_patterns, prefer_article, max_share, "
-     "article_min_share, prefix_chars) -> (blocks of the scope, visible text length, its first "
-     "prefix_chars characters, in_container)"},
+     "article_min_share, comments, comment_max_share, prefix_chars) -> (blocks of the scope, "
+     "visible text length, its first prefix_chars characters, in_container, blocks of the "
+     "comment sections (empty unless comments))"},
     {NULL, NULL, 0, NULL},
 };
 
 static PyTypeObject DocumentType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pipeline.extract._document.Document",
-    .tp_doc = "Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0): UTF-8 "
-              "parsed by Lexbor as an HTML document, the parse stopped (ParseLimitError) past "
-              "a limit (0: none) or the thread CPU deadline",
+    .tp_doc = "Document(data: bytes, max_depth=0, max_attributes=0, deadline=0.0, max_names=0): "
+              "UTF-8 parsed by Lexbor as an HTML document, the parse stopped (ParseLimitError) "
+              "past a limit (0: none) or the thread CPU deadline",
     .tp_basicsize = sizeof(DocumentObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = Document_new,
@@ -2186,8 +2427,11 @@ static PyMethodDef methods[] = {
     {"configure", py_configure, METH_VARARGS,
      "configure(tag_flags, kinds, container_kinds, style_hidden, names_boilerplate, "
      "role_boilerplate): tag-name tables and the Python tests of the main-text walks"},
-    {"configure_patterns", py_configure_patterns, METH_O,
-     "configure_patterns(words): ASCII lowercase class/id words, searched in C for ASCII names"},
+    {"configure_patterns", py_configure_patterns, METH_VARARGS,
+     "configure_patterns(words, comment_words, content_classes, comment_names): ASCII lowercase "
+     "class/id words of boilerplate and of comment sections, searched in C for ASCII names "
+     "(comment_names: the Python test for the others), and the class tokens that exempt an "
+     "element"},
     {"configure_urls", py_configure_urls, METH_VARARGS,
      "configure_urls(kinds, per_element, global, keep_empty, resource_rels, js_types, json_types)"},
     {"configure_head", py_configure_head, METH_VARARGS,

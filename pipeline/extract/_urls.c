@@ -164,16 +164,25 @@ static PyObject *bind_links(PyObject *self, PyObject *args) {
             return PyErr_Format(PyExc_ValueError, "kind %d must be %s", k, expected[k]);
         Py_XSETREF(kind_names[k], Py_NewRef(kind));
     }
+    /* Links are made as object.__new__(cls) makes an instance, and their slots filled at the
+     * offsets of cls's own member descriptors (or those of a class it derives from: the
+     * instance has room for them), each a distinct object slot. */
+    if (((PyTypeObject *)cls)->tp_new != PyBaseObject_Type.tp_new)
+        return PyErr_Format(PyExc_TypeError, "%R is not made by object.__new__", cls);
+    Py_ssize_t offsets[LINK_FIELDS];
     for (int i = 0; i < LINK_FIELDS; i++) {
         PyObject *descr = PyObject_GetAttr(cls, PyTuple_GET_ITEM(names, i));
         if (descr == NULL) return NULL;
         int ok = Py_IS_TYPE(descr, &PyMemberDescr_Type) &&
+                 PyType_IsSubtype((PyTypeObject *)cls, ((PyDescrObject *)descr)->d_type) &&
                  ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX &&
                  !(((PyMemberDescrObject *)descr)->d_member->flags & READONLY);
-        if (ok) link_offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
+        if (ok) offsets[i] = ((PyMemberDescrObject *)descr)->d_member->offset;
         Py_DECREF(descr);
-        if (!ok) return PyErr_Format(PyExc_TypeError, "field %d is not an object slot", i);
+        for (int j = 0; ok && j < i; j++) ok = offsets[j] != offsets[i];
+        if (!ok) return PyErr_Format(PyExc_TypeError, "field %d is not an object slot of its own", i);
     }
+    memcpy(link_offsets, offsets, sizeof offsets);
     if (base_name == NULL && (base_name = PyUnicode_InternFromString("base")) == NULL) return NULL;
     Py_XSETREF(link_type, (PyTypeObject *)Py_NewRef(cls));
     Py_RETURN_NONE;
@@ -181,7 +190,10 @@ static PyObject *bind_links(PyObject *self, PyObject *args) {
 
 /* A new Link holding `values` (in field order) appended to out; 0, or -1 with an exception. */
 static int append_link(PyObject *out, PyObject *const values[LINK_FIELDS]) {
-    PyObject *link = link_type->tp_alloc(link_type, 0);
+    PyObject *none = PyTuple_New(0);
+    if (none == NULL) return -1;
+    PyObject *link = PyBaseObject_Type.tp_new(link_type, none, NULL);  /* object.__new__(Link) */
+    Py_DECREF(none);
     if (link == NULL) return -1;
     for (int k = 0; k < LINK_FIELDS; k++)
         *(PyObject **)((char *)link + link_offsets[k]) = Py_NewRef(values[k]);
@@ -518,10 +530,15 @@ static PyObject *links(PyObject *self, PyObject *args) {
                           &L.reencode_all))
         return NULL;
     if (links_start(&L, base_obj, page_obj) < 0) return links_end(&L, 0);
-    int ok = 1;
-    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(candidates); i++)
-        ok = link_of_tuple(&L, PyList_GET_ITEM(candidates, i)) == 0;
-    return links_end(&L, ok);
+    /* A tuple of the candidates: the callbacks may change the list, and the table keeps
+     * pointers into the values' UTF-8, which must outlive the call. */
+    PyObject *items = PyList_AsTuple(candidates);
+    int ok = items != NULL;
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(items); i++)
+        ok = link_of_tuple(&L, PyTuple_GET_ITEM(items, i)) == 0;
+    PyObject *result = links_end(&L, ok);
+    Py_XDECREF(items);
+    return result;
 }
 
 /* links_packed(pack, objects, extra, base, page_data, page_url, has_domain, internal_of,
@@ -538,7 +555,12 @@ static PyObject *links_packed(PyObject *self, PyObject *args) {
     if (links_start(&L, base_obj, page_obj) < 0) return links_end(&L, 0);
     const char *data = PyBytes_AS_STRING(pack);
     size_t n = (size_t)PyBytes_GET_SIZE(pack), at = CANDIDATES_MAGIC_LEN;
-    size_t count = (size_t)PyList_GET_SIZE(objects);
+    /* tuples of the lists, which the callbacks may change (see links()) */
+    PyObject *held = Py_BuildValue("(NN)", PyList_AsTuple(objects), PyList_AsTuple(extra));
+    if (held == NULL) return links_end(&L, 0);
+    objects = PyTuple_GET_ITEM(held, 0);
+    extra = PyTuple_GET_ITEM(held, 1);
+    size_t count = (size_t)PyTuple_GET_SIZE(objects);
     int ok = n >= at && memcmp(data, CANDIDATES_MAGIC, at) == 0;
     if (!ok) PyErr_SetString(PyExc_ValueError, "not a pack of link candidates");
     while (ok && at < n) {
@@ -548,20 +570,22 @@ static PyObject *links_packed(PyObject *self, PyObject *args) {
             memcpy(&head, data + at, sizeof head);
             at += sizeof head;
             ok = head.kind < URL_KINDS && head.tag < count && head.attr < count && head.rel < count &&
-                 head.text < count && head.length <= n - at && PyUnicode_Check(PyList_GET_ITEM(objects, head.tag));
+                 head.text < count && head.length <= n - at && PyUnicode_Check(PyTuple_GET_ITEM(objects, head.tag));
         }
         if (!ok) {
             PyErr_SetString(PyExc_ValueError, "not a pack of link candidates");
             break;
         }
-        ok = link_one(&L, (int)head.kind, PyList_GET_ITEM(objects, head.tag), PyList_GET_ITEM(objects, head.attr),
-                      PyList_GET_ITEM(objects, head.rel), PyList_GET_ITEM(objects, head.text), data + at,
+        ok = link_one(&L, (int)head.kind, PyTuple_GET_ITEM(objects, head.tag), PyTuple_GET_ITEM(objects, head.attr),
+                      PyTuple_GET_ITEM(objects, head.rel), PyTuple_GET_ITEM(objects, head.text), data + at,
                       head.length, NULL) == 0;
         at += head.length;
     }
-    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(extra); i++)
-        ok = link_of_tuple(&L, PyList_GET_ITEM(extra, i)) == 0;
-    return links_end(&L, ok);
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(extra); i++)
+        ok = link_of_tuple(&L, PyTuple_GET_ITEM(extra, i)) == 0;
+    PyObject *result = links_end(&L, ok);
+    Py_DECREF(held);
+    return result;
 }
 
 static PyMethodDef methods[] = {

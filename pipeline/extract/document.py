@@ -35,7 +35,10 @@ from pipeline.extract.main_text import (
     BOILERPLATE_PATTERNS,
     BOILERPLATE_ROLES,
     BOILERPLATE_TAGS,
+    COMMENT_PATTERNS,
+    COMMENT_TAGS,
     CONTAINER_MARK_KINDS,
+    CONTENT_CLASSES,
     HIDDEN_STYLE,
     MARK_KINDS,
     PATTERN_TAGS,
@@ -80,8 +83,8 @@ class ExtractionLimit(Exception):
         return f"{self.code}: {self.message}"
 
 
-# Walk configuration flags (the compiled walk's F_INVISIBLE ... F_ARTICLE).
-_FLAG_INVISIBLE, _FLAG_BOILERPLATE, _FLAG_PATTERN, _FLAG_ARTICLE = 1, 2, 4, 8
+# Walk configuration flags (the compiled walk's F_INVISIBLE ... F_COMMENT).
+_FLAG_INVISIBLE, _FLAG_BOILERPLATE, _FLAG_PATTERN, _FLAG_ARTICLE, _FLAG_COMMENT = 1, 2, 4, 8, 16
 #: Never rendered as text: the scan's invisible tags, and a ``title`` in the body.
 _INVISIBLE_TAGS = (*SCAN_TAGS[SCAN_TAGS.index("script"):], "title")
 
@@ -90,11 +93,13 @@ def _configure(core: Any) -> None:
     """Hand the compiled walks the extractors' tag tables and the tests they call back."""
     flags: dict[str, int] = {}
     for group, flag in ((_INVISIBLE_TAGS, _FLAG_INVISIBLE), (BOILERPLATE_TAGS, _FLAG_BOILERPLATE),
-                        (PATTERN_TAGS, _FLAG_PATTERN), (("article",), _FLAG_ARTICLE)):
+                        (PATTERN_TAGS, _FLAG_PATTERN), (("article",), _FLAG_ARTICLE),
+                        (COMMENT_TAGS, _FLAG_COMMENT)):
         for tag in group:
             flags[tag] = flags.get(tag, 0) | flag
     style = HIDDEN_STYLE.search
     names = boilerplate_pattern(BOILERPLATE_PATTERNS).search
+    comment_names = boilerplate_pattern(COMMENT_PATTERNS).search
     core.configure(
         flags, MARK_KINDS, CONTAINER_MARK_KINDS,
         # Cached: pages repeat the same class/style values on many elements, and each test
@@ -103,8 +108,14 @@ def _configure(core: Any) -> None:
         lru_cache(maxsize=4096)(lambda value: len(value) > 1 and names(value.lower()) is not None),
         lambda value: value.lower() in BOILERPLATE_ROLES,
     )
-    # the class/id words, searched in C for ASCII names (others go to the regex above)
-    core.configure_patterns(tuple(BOILERPLATE_PATTERNS))
+    # the class/id words, searched in C for ASCII names (others go to the regexes); the
+    # content class tokens are compared ASCII-lowercased in C, str.lower()ed in Python: the
+    # same answer as long as no word holds a "k" (KELVIN SIGN lowercases to it)
+    if any("k" in word for word in CONTENT_CLASSES):
+        raise RuntimeError("a content class the compiled test cannot match like str.lower()")
+    core.configure_patterns(
+        tuple(BOILERPLATE_PATTERNS), tuple(COMMENT_PATTERNS), tuple(sorted(CONTENT_CLASSES)),
+        lru_cache(maxsize=4096)(lambda value: len(value) > 1 and comment_names(value.lower()) is not None))
     # The C walk ASCII-lowercases meta keys where meta.wanted_key uses str.lower(): the same
     # answer as long as no non-ASCII character lowercases into a wanted key (only KELVIN
     # SIGN -> "k" and I WITH DOT -> "i" + U+0307 lowercase into ASCII letters at all).
@@ -187,12 +198,13 @@ def parser_input(text: str, utf8: bytes | None, limit: int) -> tuple[bytes, str 
                   f"(max_parse_bytes = {limit:,})")
 
 
-def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: float) -> Any:
+def parse(data: bytes, max_open_elements: int, max_attributes: int, deadline: float,
+          max_names: int = 0) -> Any:
     """The compiled core's :class:`Document` for the UTF-8 ``data``; raises
     :class:`ExtractionLimit` when the parse passes a limit or the thread CPU ``deadline``
     (``time.thread_time()`` seconds; 0: none)."""
     try:
-        return _document.Document(data, max_open_elements, max_attributes, deadline)
+        return _document.Document(data, max_open_elements, max_attributes, deadline, max_names)
     except _document.ParseLimitError as exc:
         code, message = exc.args
         raise ExtractionLimit(code, message) from None
@@ -216,15 +228,16 @@ def packed_facts(doc: Any, limits: tuple[int, ...]) -> tuple[int, Packed, list[i
 
 
 def main_text(doc: Any, drop_boilerplate_tags: bool, drop_hidden: bool, prune_patterns: bool,
-              prefer_article: bool, max_share: float, article_min_share: float,
-              prefix_chars: int) -> tuple[list[Block], int, str]:
+              prefer_article: bool, max_share: float, article_min_share: float, comments: bool,
+              comment_max_share: float, prefix_chars: int) -> tuple[list[Block], int, str, list[Block]]:
     """(ExtractContent blocks of the scoring scope, length of the visible text, its first
-    ``prefix_chars`` characters): what the reference path's pruning, marking and
-    ``prepare_blocks`` give, without modifying the tree."""
-    blocks_, length, prefix, _ = doc.main_text(drop_boilerplate_tags, drop_hidden, prune_patterns,
-                                               prefer_article, max_share, article_min_share,
-                                               prefix_chars)
-    return blocks_, length, prefix
+    ``prefix_chars`` characters, blocks of the comment sections — empty unless ``comments``):
+    what the reference path's pruning, marking and ``prepare_blocks`` give, without modifying
+    the tree."""
+    blocks_, length, prefix, _, comment_blocks = doc.main_text(
+        drop_boilerplate_tags, drop_hidden, prune_patterns, prefer_article, max_share,
+        article_min_share, comments, comment_max_share, prefix_chars)
+    return blocks_, length, prefix, comment_blocks
 
 
 def blocks(marked: str) -> list[Block]:

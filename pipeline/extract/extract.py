@@ -98,7 +98,8 @@ def extract(
     candidates: list[LinkCandidate] = []
     try:
         if fast:  # the compiled core: the same results (tests/unit/test_document.py), faster
-            tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline)
+            tree = document.parse(data, options.max_open_elements, options.max_attributes, deadline,
+                                  options.max_names)
             if PACKED:  # (the candidates stay packed until the links are made)
                 elements, packed, dropped, refresh, facts = document.packed_facts(tree, limits)
             else:
@@ -142,8 +143,8 @@ def extract(
     try:
         prune = elements <= options.max_pruned_elements
         first = options if prune else _without_pruning(options)
-        blocks, visible_length, visible = _blocks(tree, first, found)
-        main_text = main_text_of(blocks, first)
+        blocks, visible_length, visible, comments = _blocks(tree, first, found)
+        main_text = main_text_of(blocks, first, comments)
         if (
             prune
             and elements <= RETRY_MAX_ELEMENTS
@@ -154,7 +155,7 @@ def extract(
             # Score again without the class/id patterns (the Python path pruned and
             # marked the tree: it needs a fresh parse).
             retry = replace(options, prune_patterns=False)
-            again, _, _ = _blocks(tree if fast else parse_document(data), retry, None)
+            again, _, _, _ = _blocks(tree if fast else parse_document(data), retry, None)
             second = main_text_of(again, retry)
             if len(second) > len(main_text):
                 main_text = second
@@ -215,17 +216,19 @@ def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
     )
 
 
-def _blocks(tree: Any, options: ExtractOptions, found: Scan | None) -> tuple[list[Block], int, str]:
-    """(ExtractContent blocks, visible text length, its first ``VISIBLE_PREFIX`` characters):
-    the compiled walk over a :func:`pipeline.extract.document.parse` tree, or the Python
-    reference (which mutates the selectolax ``tree``) on the reference path."""
+def _blocks(tree: Any, options: ExtractOptions,
+            found: Scan | None) -> tuple[list[Block], int, str, list[Block]]:
+    """(ExtractContent blocks, visible text length, its first ``VISIBLE_PREFIX`` characters,
+    the comment sections' blocks): the compiled walk over a
+    :func:`pipeline.extract.document.parse` tree, or the Python reference (which mutates the
+    selectolax ``tree``) on the reference path."""
     if document.NATIVE:
         return document.main_text(tree, options.drop_boilerplate_tags, options.drop_hidden,
                                   options.prune_patterns, options.prefer_article,
                                   options.prune_max_share, options.article_min_share,
-                                  VISIBLE_PREFIX)
-    marked, visible = marked_text(tree, options, found.invisible if found is not None else None)
-    return prepare_blocks(marked), len(visible), visible[:VISIBLE_PREFIX]
+                                  options.comments, options.comment_max_share, VISIBLE_PREFIX)
+    marked, visible, comments = marked_text(tree, options, found.invisible if found is not None else None)
+    return prepare_blocks(marked), len(visible), visible[:VISIBLE_PREFIX], prepare_blocks(comments)
 
 
 def _without_pruning(options: ExtractOptions) -> ExtractOptions:

@@ -59,11 +59,26 @@ PATTERN_TAGS = frozenset({"div", "section", "ul", "ol", "aside", "header", "foot
                           "figure", "figcaption", "table", "span", "p", "dl", "form"})
 #: Class/id substrings that name boilerplate (matched ASCII case-insensitively).
 BOILERPLATE_PATTERNS = (
-    "comment", "share", "social", "related", "sidebar", "footer", "breadcrumb", "advert",
+    "share", "social", "related", "sidebar", "footer", "breadcrumb", "advert",
     "promo", "newsletter", "subscribe", "cookie", "popup", "modal", "outbrain", "taboola",
     "recommend", "sponsor", "byline", "author", "caption", "tags", "toolbar", "signup",
-    "masthead", "header", "menu", "nav",
+    "masthead", "header", "menu", "nav", "widget",
 )
+#: Class tokens that name the content itself: an element that carries one is never pruned
+#: by its other class/id words (TypePad's post wrapper is ``entry-author-NAME entry``,
+#: WordPress's ``post-ID post ... hentry author-NAME``).
+CONTENT_CLASSES = frozenset({"entry", "hentry", "post", "article", "story", "content",
+                             "entry-content", "post-content", "post-body", "entry-body",
+                             "article-body", "article-content", "story-body"})
+#: Class/id substrings that name a comment section (matched like ``BOILERPLATE_PATTERNS``):
+#: removed from the scoring scope, and kept apart as the comments when they are wanted.
+COMMENT_PATTERNS = ("comment",)
+#: Elements whose class/id may name a comment section (the pattern containers, plus the
+#: list items and sections comment threads are built of).
+COMMENT_TAGS = PATTERN_TAGS | frozenset({"li", "article"})
+#: A share no element reaches: inside a comment section every hidden or structural element is
+#: removed, a reply form that holds all of a section's text too (the compiled walk's EVERY_SHARE).
+EVERY_SHARE = 2.0
 #: Candidates come from short CSS selector lists (Lexbor tests every element against every
 #: selector, so ``[class], [id]`` plus a tag-id test in Python beats 30 ``tag[class]``
 #: selectors); the attribute tests run on what they return.
@@ -72,6 +87,8 @@ _STRUCTURE_CANDIDATES = ", ".join([*sorted(BOILERPLATE_TAGS), "[role]", "[hidden
 _PATTERN_CANDIDATES = "[class], [id]"
 _BOILERPLATE_TAG_IDS = frozenset(tag_ids(BOILERPLATE_TAGS))
 _PATTERN_TAG_IDS = frozenset(tag_ids(PATTERN_TAGS))
+_COMMENT_TAG_IDS = frozenset(tag_ids(COMMENT_TAGS))
+_ASCII_WHITESPACE = re.compile(r"[\t\n\f\r ]+")
 HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.ASCII | re.IGNORECASE)
 #: Elements that start and end an ExtractContent block (the original's div/td/center,
 #: plus the HTML5 sectioning and table/list containers that play their role today).
@@ -158,17 +175,21 @@ def _structural_test(options: ExtractOptions) -> Callable[[LexborNode], bool]:
     return test
 
 
-def _classed_test(patterns: re.Pattern[str]) -> Callable[[LexborNode], bool]:
-    """Whether a container element's class or id names boilerplate."""
-    tag_ids = _PATTERN_TAG_IDS
+def _classed_test(patterns: re.Pattern[str], tag_ids: frozenset[int] = _PATTERN_TAG_IDS,
+                  ) -> Callable[[LexborNode], bool]:
+    """Whether a container element's class or id names boilerplate (or ``patterns``)."""
     search = patterns.search
+    content = CONTENT_CLASSES
 
     def test(node: LexborNode) -> bool:
         if node.tag_id not in tag_ids:  # an int test before building the attributes
             return False
         attrs = node.attributes
         names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-        return len(names) > 1 and search(names.lower()) is not None
+        if len(names) <= 1 or search(names.lower()) is None:
+            return False
+        # (HTML splits a class value on ASCII white space, as the compiled test does)
+        return not content.intersection(_ASCII_WHITESPACE.split((attrs.get("class") or "").lower()))
 
     return test
 
@@ -239,7 +260,11 @@ def _mark(root: LexborNode, in_container: bool = False) -> None:
     """Insert the marker text nodes (one walk; the nodes are collected before the tree
     changes)."""
     kinds = _CONTAINER_MARK_KINDS if in_container else _MARK_KINDS
-    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
+    # (not around root itself: its markers would land in its parent, which a comment
+    # section's removal leaves in the tree)
+    root_id = root.mem_id
+    marked = [(node, kind) for node in root.traverse()
+              if (kind := kinds.get(node.tag_id)) and node.mem_id != root_id]
     for node, kind in marked:
         if kind == BLOCK:
             node.insert_before(_HARD)
@@ -398,28 +423,78 @@ def score_blocks(blocks: list[Block], options: ExtractOptions) -> list[str]:
     return [text.decode() for text in best_body if text]
 
 
+def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
+    """``nodes`` (in tree order) without those inside another of them."""
+    kept: list[LexborNode] = []
+    ids: set[int] = set()
+    for node in nodes:
+        parent = node.parent
+        inside = False
+        while parent is not None:
+            if parent.mem_id in ids:
+                inside = True
+                break
+            parent = parent.parent
+        if not inside:
+            kept.append(node)
+            ids.add(node.mem_id)
+    return kept
+
+
+def _comment_sections(root: LexborNode, scope: LexborNode, total: int,
+                      options: ExtractOptions) -> list[LexborNode]:
+    """The outermost elements under ``root`` whose class/id names comments, each holding less
+    than ``comment_max_share`` of the visible text ``total`` (a page-wide wrapper is no
+    comment), none of them ``scope`` or an ancestor of it."""
+    test = _classed_test(boilerplate_pattern(COMMENT_PATTERNS), _COMMENT_TAG_IDS)
+    limit = options.comment_max_share * total
+    root_id = root.mem_id
+    found = [node for node in _unique(root.css(_PATTERN_CANDIDATES))
+             if node.mem_id != root_id and test(node)]
+    holding_scope = set()
+    node: LexborNode | None = scope
+    while node is not None:
+        holding_scope.add(node.mem_id)
+        node = node.parent
+    return [node for node in _outermost(found)
+            if _text_length(node) < limit and node.mem_id not in holding_scope]
+
+
 def marked_text(
     tree: LexborHTMLParser, options: ExtractOptions, invisible: list[LexborNode] | None = None
-) -> tuple[str, str]:
-    """The scoring scope's text with ExtractContent's block, line and link markers, and
-    the document's whole visible text — the pure-Python reference of
-    :func:`pipeline.extract.document.main_text`.
+) -> tuple[str, str, str]:
+    """The scoring scope's text with ExtractContent's block, line and link markers, the
+    document's whole visible text, and the comment sections' marked text — the pure-Python
+    reference of :func:`pipeline.extract.document.main_text`.
 
-    The visible text is the body's text nodes, each stripped, joined by spaces.
-    ``invisible`` is the never-rendered elements in tree order when the caller already has
-    them (:func:`pipeline.extract.reference_tree.scan`). MUTATES ``tree`` (boilerplate is removed
-    and markers inserted): run every other extractor on the tree first.
+    The visible text is the body's text nodes, each stripped, joined by spaces. Comment
+    sections (:data:`COMMENT_PATTERNS`) are taken out of the scope; their text (hidden and
+    structural boilerplate removed, each section a block of its own) is returned only when
+    ``options.comments``. ``invisible`` is the never-rendered elements in tree order when
+    the caller already has them (:func:`pipeline.extract.reference_tree.scan`). MUTATES
+    ``tree`` (boilerplate is removed and markers inserted): run every other extractor on
+    the tree first.
     """
     root = tree.body
     if root is None or root.parent is None:
         # No body, or one the tree builder took out of the document (a frameset replaced
         # it: HTML Standard §13.2.6.4.7, "frameset" start tag): nothing of it is rendered.
-        return "", ""
+        return "", "", ""
     _remove(_unique(tree.css(INVISIBLE_SELECTOR)) if invisible is None else invisible)
     visible = root.text(separator=" ", strip=True, skip_empty=True)
     if not visible:
-        return "", ""
+        return "", "", ""
     scope = _container(root, len(visible), options) if options.prefer_article else root
+    comments: list[str] = []
+    if options.prune_patterns:
+        sections = _comment_sections(root, scope, len(visible), options)
+        for section in sections:
+            if options.comments:
+                if options.drop_boilerplate_tags or options.drop_hidden:
+                    _prune(section, _STRUCTURE_CANDIDATES, _structural_test(options), EVERY_SHARE)
+                _mark(section)
+                comments.append(section.text())
+        _remove(sections)
     # Phase 1, structure and visibility; phase 2, class/id patterns, their share measured
     # against the text phase 1 left.
     if options.drop_boilerplate_tags or options.drop_hidden:
@@ -428,9 +503,26 @@ def marked_text(
         _prune(scope, _PATTERN_CANDIDATES, _classed_test(boilerplate_pattern(BOILERPLATE_PATTERNS)),
                options.prune_max_share)
     _mark(scope, in_container=scope.mem_id != root.mem_id)
-    return scope.text(), visible
+    return scope.text(), visible, _HARD.join(comments)
 
 
-def main_text_of(blocks: list[Block], options: ExtractOptions) -> str:
-    """The main text: the blocks scored, the best cluster's lines."""
-    return "\n".join(score_blocks(blocks, options))
+def comment_text(blocks: list[Block], options: ExtractOptions) -> list[str]:
+    """The comment sections' lines: every block but link blocks and blocks shorter than
+    ``comment_min_length`` (reply links, "Reply", vote counts), in order, without decay
+    (a thread's hundredth comment is as much a comment as its first)."""
+    kept = []
+    for _, length, _, _, links, cleaned in blocks:
+        if length < LINK_TEXT_PER_LINK * links or length < options.comment_min_length:
+            continue
+        if cleaned:
+            kept.append(cleaned.decode())
+    return kept
+
+
+def main_text_of(blocks: list[Block], options: ExtractOptions, comments: list[Block] | None = None) -> str:
+    """The main text: the blocks scored, the best cluster's lines; then, when
+    ``options.comments``, the comment sections' lines."""
+    lines = score_blocks(blocks, options)
+    if options.comments and comments:
+        lines += comment_text(comments, options)
+    return "\n".join(lines)

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 import brotli
 import zstandard
 
+from pipeline.errors import ErrorType
 from pipeline.http.mime_sniff import has_binary_data_byte
+from pipeline.http.response import HttpNote
 from pipeline.inflate import GZIP_WBITS, INFLATE_ERRORS, RAW_WBITS, ZLIB_WBITS, decompressobj
 
 SNIFF_LEN = 1445  # MIME Sniffing Standard: "the resource header" is at most 1445 bytes
@@ -41,7 +43,7 @@ class CodingFailure:
     ``http-content-encoding-failed``, ``http-content-encoding-unsupported`` or
     ``http-decompressed-too-large``."""
 
-    error_type: str
+    error_type: ErrorType
     message: str
 
 
@@ -52,7 +54,7 @@ class Decoded:
     body: bytes
     applied: tuple[str, ...]  # codings actually removed, in removal order
     truncated: bool
-    notes: tuple[str, ...]
+    notes: tuple[HttpNote, ...]
 
 
 def split_codings(value: str) -> list[str]:
@@ -146,7 +148,7 @@ def decode_content(body: bytes, content_encoding: str, *, cap: int) -> Decoded |
     'http-decompressed-too-large'
     """
     applied: list[str] = []
-    notes: list[str] = []
+    notes: list[HttpNote] = []
     truncated = False
     for coding in reversed(split_codings(content_encoding)):
         if coding == "identity":

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.frozen import builder
+from pipeline.http.response import HttpNote
 
 try:
     from pipeline.http import _head  # type: ignore[attr-defined]
@@ -52,7 +53,7 @@ class ResponseHead:
     status_line: bytes | None
     headers: tuple[tuple[bytes, bytes], ...]
     body_start: int
-    notes: tuple[str, ...]
+    notes: tuple[HttpNote, ...]
 
 
 _new_head = builder(ResponseHead)
@@ -88,7 +89,7 @@ def parse_head_python(block: bytes) -> ResponseHead | None:
     if m is None:
         return None
     status = int(m.group(1))
-    notes: list[str] = []
+    notes: list[HttpNote] = []
     if first_end < 0:
         return ResponseHead(status, first, (), len(block), ("no-header-end",))
     end = _HEAD_END.search(block, first_end)

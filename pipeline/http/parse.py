@@ -27,12 +27,12 @@ MIME type (header essence, else sniffed).
 
 from __future__ import annotations
 
-from pipeline.errors import RecordError
+from pipeline.errors import ErrorType, RecordError
 from pipeline.http.chunked import dechunk
 from pipeline.http.coding import CodingFailure, Decoded, decode_content, split_codings
 from pipeline.http.message import parse_head
 from pipeline.http.mime_sniff import computed_mime_type
-from pipeline.http.response import HttpResponse, new_response
+from pipeline.http.response import HttpNote, HttpResponse, new_response
 from pipeline.http.select import is_text_mime
 from pipeline.sources.record import RawRecord
 
@@ -44,10 +44,10 @@ def _latin1(value: bytes | None) -> str | None:
     return None if value is None else value.decode("latin-1")
 
 
-def _error(raw: RawRecord, error_type: str, message: str) -> RecordError:
+def _error(raw: RawRecord, error_type: ErrorType, message: str) -> RecordError:
     return RecordError(stage="http", error_type=error_type, message=message,
                        warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
-                       record_id=raw.record_id)
+                       record_id=raw.record_id, offset_in_member=raw.offset_in_member)
 
 
 def parse_response(raw: RawRecord, *, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
@@ -91,8 +91,16 @@ def _read_fields(headers: tuple[tuple[bytes, bytes], ...]) -> dict[bytes, bytes]
     return found
 
 
+#: The note for a coding that cannot be removed from a body of a declared non-text type.
+_UNREMOVED: dict[ErrorType, HttpNote] = {
+    "http-content-encoding-failed": "content-encoding-failed",
+    "http-content-encoding-unsupported": "content-encoding-unsupported",
+    "http-decompressed-too-large": "decompressed-too-large",
+}
+
+
 def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
-    notes: list[str] = []
+    notes: list[HttpNote] = []
     status_line: bytes | None = None
     if raw.http_headers is not None:
         status, headers, body = raw.http_status, raw.http_headers, raw.http_block
@@ -153,7 +161,7 @@ def _parse(raw: RawRecord, cap: int) -> HttpResponse | RecordError:
                 return _error(raw, decoded.error_type, decoded.message)
             # A declared non-text type (an image, a zip, ...) is skipped as non-text-mime
             # later whatever its coding: an error row for it would be noise.
-            decoded = Decoded(body, (), False, (decoded.error_type.removeprefix("http-"),))
+            decoded = Decoded(body, (), False, (_UNREMOVED[decoded.error_type],))
         body = decoded.body
         removed.extend(decoded.applied)
         notes.extend(decoded.notes)

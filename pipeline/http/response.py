@@ -3,8 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from pipeline.frozen import builder
+
+#: What parsing noticed about a stored response's framing (``records.http_notes``;
+#: docs/sources.md, "Notes"): its head (lines ended by LF alone, no empty line ending it,
+#: lines past the caps dropped, a line without a colon dropped), its transfer coding (a
+#: body stored de-chunked under a chunked header, chunked framing that breaks), its
+#: content codings (a body stored decoded under a coding header, an empty coded body) and,
+#: for a body of a declared non-text type whose codings cannot be removed (such records
+#: are skipped as ``non-text-mime``), why.
+HttpNote = Literal[
+    "lf-only-header-lines", "no-header-end", "header-section-over-cap",
+    "header-line-without-colon", "chunked-not-framed", "chunked-bad-framing",
+    "content-encoding-not-applied", "content-encoding-empty-body",
+    "content-encoding-failed", "content-encoding-unsupported", "decompressed-too-large",
+]
+#: :data:`HttpNote` as a set, for checks at run time.
+HTTP_NOTES: frozenset[str] = frozenset(get_args(HttpNote))
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +47,8 @@ class HttpResponse:
     transfer_encoding: str | None = None
     # Codings actually removed from the body, in removal order (e.g. ("chunked", "gzip")).
     codings_removed: tuple[str, ...] = ()
-    # Anomalies met while parsing, kebab-case (e.g. "lf-only-header-lines",
-    # "chunked-not-framed", "content-encoding-not-applied"); see docs/sources.md.
-    http_notes: tuple[str, ...] = ()
+    # Anomalies met while parsing (:data:`HttpNote`), each once, in the order met.
+    http_notes: tuple[HttpNote, ...] = ()
 
 
 #: ``new_response(*values)``: every field of an HttpResponse, in order, passed positionally,

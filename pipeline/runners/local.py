@@ -33,9 +33,10 @@ from pipeline.runners.progress import ProgressFn
 from pipeline.runners.retries import Lost, count, read_lost, write_lost
 from pipeline.runners.rundir import PART_NAME, TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
-from pipeline.runners.taskinfo import Task, TaskStats, read_committed
+from pipeline.runners.taskinfo import BaseInput, Task, TaskStats, read_committed
 from pipeline.schema import RUNS
 from pipeline.sources.inputs import writable_name
+from pipeline.sources.roots import stable_name
 from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
 
 #: Part footers read at once when the accounting is checked on a remote store.
@@ -116,6 +117,12 @@ class RunSummary:
     rules: tuple[RuleUse, ...] = ()
     #: the holder of a stale lock this run took over ("pid 12 on host h since ..."), if any
     took_over_lock: str | None = None
+    #: an incremental run (``--base-run``): the base run, whether the change was local,
+    #: records whose rows were copied and records decoded again
+    base_run: str | None = None
+    base_change: str | None = None
+    copied: int = 0
+    redecoded: int = 0
     #: every attempt and executor the run lost (all its invocations; ``_runs/R/_lost.json``)
     lost: tuple[Lost, ...] = ()
     #: what the run could not clean up, and why (the run's output is whole either way)
@@ -183,7 +190,9 @@ def _execute_locked(
             done.append(stats)
         else:
             tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
-                              plan.strict, storage, plan.pages.get(path, ())))
+                              plan.strict, storage, pages=plan.pages.get(path, ()),
+                              key=stable_name(redact_url(path), plan.input_root),
+                              base=_base_input(plan, path)))
     if plan.overwrite:
         rundir.remove(keep=(rundir.lock,))
     storage.remove(rundir.finished)
@@ -219,6 +228,17 @@ def _execute_locked(
     _write_runs_row(rundir, summary, plan.rules, started_at, plan.config)
     storage.write_bytes(rundir.finished, datetime.now(UTC).isoformat().encode())
     return summary
+
+
+def _base_input(plan: RunPlan, path: str) -> BaseInput | None:
+    """Where the task of ``path`` copies from: its rank in the base run of a local change,
+    None when it is decoded whole (no base run, a global change, an input the base run did
+    not read)."""
+    base = plan.base
+    if base is None or base.change != "local" or base.ranks is None:
+        return None
+    rank = base.ranks.get(redact_url(path))
+    return None if rank is None else BaseInput(base.run_id, rank, base.overrides)
 
 
 def _abort_uploads(rundir: RunDir) -> list[str]:
@@ -354,6 +374,10 @@ def _summarize(
         rules=rules,
         took_over_lock=(f"pid {holder.get('pid')} on host {holder.get('host')} since "
                         f"{holder.get('since')}" if holder else None),
+        base_run=plan.base.run_id if plan.base is not None else None,
+        base_change=plan.base.change if plan.base is not None else None,
+        copied=sum(s.copied for s in done),
+        redecoded=sum(s.redecoded for s in done),
         lost=tuple(lost),
         uncleaned=tuple(uncleaned),
     )
@@ -381,6 +405,7 @@ def run(
     strict: bool = False,
     storage: Storage | None = None,
     input_base: str | None = None,
+    base_run: str | None = None,
 ) -> RunSummary:
     """Decode every input into ``out`` (:func:`~pipeline.runners.plan.plan`, then
     :func:`execute`); returns the summary (also written to ``runs``). Raises ``RunRefused``
@@ -388,7 +413,7 @@ def run(
     planned = plan_run(
         inputs, out, rules, workers=workers, run_id=run_id, resume=resume, overwrite=overwrite,
         allow_missing=allow_missing, columns=columns, config_sources=config_sources,
-        strict=strict, storage=storage, input_base=input_base,
+        strict=strict, storage=storage, input_base=input_base, base_run=base_run,
     )
     return execute(planned, progress=progress, executor=executor)
 
@@ -417,9 +442,13 @@ def _write_runs_row(
         "bytes_read": summary.bytes_read,
         "seconds": summary.seconds,
         "invariant_ok": summary.invariant_ok,
+        "base_run": summary.base_run,
+        "records_copied": summary.copied,
+        "records_redecoded": summary.redecoded,
         "attempts_lost": summary.attempts_lost,
         "executors_lost": summary.executors_lost,
         "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
+        "input_root": config.get("input_root"),
     }
     table = pa.Table.from_pylist([row], schema=RUNS)
     with rundir.storage.atomic_writer(rundir.part("runs", 0)) as fh:

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__
+from pipeline.provenance import code_identity
 from pipeline.rules import Rules
+from pipeline.runners.baseplan import BasePlan, load_base
 from pipeline.runners.rundir import (
     MetadataError,
     RunDir,
@@ -24,6 +26,7 @@ from pipeline.runners.rundir import (
 )
 from pipeline.sources.inputs import Page, expand_inputs
 from pipeline.sources.pages import page_url
+from pipeline.sources.roots import input_root
 from pipeline.storage import (
     Storage,
     StorageError,
@@ -67,6 +70,10 @@ class RunPlan:
     notes: tuple[str, ...] = ()
     #: a batch's name (in ``files``) -> its saved pages: (path, relative name, URL)
     pages: dict[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)
+    #: what ``warc_filename`` is relative to (:mod:`pipeline.sources.roots`); None: full paths
+    input_root: str | None = None
+    #: the base run of an incremental re-decode (None: decode everything)
+    base: BasePlan | None = None
 
 
 def plan(
@@ -86,6 +93,7 @@ def plan(
     input_base: str | None = None,
     engine: dict[str, Any] | None = None,
     url_base: str | None = None,
+    base_run: str | None = None,
 ) -> RunPlan:
     """Check a run before anything is written; :class:`RunRefused` (exit code 2) names what
     is wrong: a bad run id or ``--out`` (a missing bucket, bad credentials, an unreachable
@@ -98,7 +106,9 @@ def plan(
     (where the tasks run: ``{"engine": "spark", "master": ...}``) is kept in the config.
     Saved pages (``.html``, ``.htm``) are read :data:`PAGES_PER_TASK` to a task, each as
     the URL ``url_base`` extended by its name relative to the folder it was found in
-    (else its ``file://`` URL)."""
+    (else its ``file://`` URL).
+    ``base_run`` names a finished run in ``out`` to copy what the rules change cannot alter
+    from (:mod:`pipeline.runners.incremental`)."""
     storage = storage or Storage()
     out = normalize(str(out))
     if workers is not None and workers < 1:
@@ -144,6 +154,15 @@ def plan(
     if run_id is None:
         digest = hashlib.sha256(json.dumps([shown_files, rules.version]).encode()).hexdigest()
         run_id = new_run_id(digest)
+    root = input_root([redact_url(item) for item in inputs], shown_files,
+                      redact_url(input_base) if input_base else None)
+    code = code_identity()
+    base = None
+    if base_run is not None:
+        validate_run_id(base_run)
+        if base_run == run_id:
+            raise RunRefused(f"--base-run {base_run}: a run cannot be its own base")
+        base = load_base(RunDir(storage, out, base_run), rules, code, root)
     skipped = tuple((redact_url(s.path), s.reason) for s in expanded.skipped)
     missing = tuple((storage.scrub(m.input), storage.scrub(m.reason)) for m in expanded.missing)
     config = {
@@ -152,6 +171,7 @@ def plan(
         "inputs": shown_files,
         "input_base": redact_url(input_base) if input_base else None,
         "url_base": url_base,
+        "input_root": root,
         "pipeline_version": __version__,
         "rules_version": rules.version,
         "rules": rules.to_json(),
@@ -163,12 +183,15 @@ def plan(
         "sources": config_sources or {},
         "skipped_inputs": [{"path": p, "reason": r} for p, r in skipped],
         "missing_inputs": [{"input": i, "reason": r} for i, r in missing],
+        "code": code,
+        "base_run": base.to_json() if base is not None else None,
     }
     return RunPlan(
         out=out, run_id=run_id, files=tuple(files), rules=rules, config=config,
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
         missing_inputs=missing, storage=storage, notes=tuple(notes), pages=batches,
+        input_root=root, base=base,
     )
 
 

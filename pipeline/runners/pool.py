@@ -195,5 +195,5 @@ def _death(task: Task, exitcode: int | None) -> RecordError:
         error_type="runner-worker-died",
         message=f"the worker process reading this file {_how(exitcode)}, {ATTEMPTS} times; "
                 "the file was not decoded",
-        warc_filename=task.path,
+        warc_filename=task.warc_filename,
     )

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.runners.progress import ProgressFn
 from pipeline.runners.retries import DETAIL_CHARS, Lost
+from pipeline.runners.startup import start_worker
 from pipeline.runners.taskinfo import StrictModeError, Task, TaskStats, commit_task
 
 if TYPE_CHECKING:
@@ -205,10 +206,20 @@ def spark_executor(spark: Any, partitions: int | None = None) -> Any:
     return execute
 
 
+def run_pickled_tasks(blobs: Iterable[bytes], reported: Any) -> None:
+    """What a Spark task runs: configure this process (:func:`start_worker`), then run each
+    pickled :class:`~pipeline.runners.taskinfo.Task` and add its stats to the accumulator
+    ``reported`` (the driver commits them). Unpickling comes after the setup, so the
+    pipeline's imports (numpy) come after it too; this module itself imports none of them."""
+    start_worker()
+    from pipeline.runners.task import run_task
+
+    finished = [run_task(pickle.loads(blob)) for blob in blobs]
+    reported.add(finished)
+
+
 def _run_job(spark: Any, tasks: list[Task], partitions: int,
              progress: ProgressFn | None) -> Iterator[TaskStats | Lost]:
-    from pipeline.runners.startup import run_pickled_tasks
-
     sc = spark.sparkContext
     reported = sc.accumulator([], _stats_param())
     # What the executors use to reach the stores: the driver's, as another host needs it

@@ -8,9 +8,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import pickle
-from collections.abc import Iterable
-from typing import Any
 
 _started = False
 _settled = False
@@ -75,15 +72,3 @@ def settle_heap() -> None:
         _settled = True
         gc.collect()
         gc.freeze()
-
-
-def run_pickled_tasks(blobs: Iterable[bytes], reported: Any) -> None:
-    """What a Spark task runs: configure this process (:func:`start_worker`), then run each
-    pickled :class:`~pipeline.runners.taskinfo.Task` and add its stats to the accumulator
-    ``reported`` (the driver commits them). Unpickling comes after the setup, so the
-    pipeline's imports (numpy) come after it too."""
-    start_worker()
-    from pipeline.runners.task import run_task
-
-    finished = [run_task(pickle.loads(blob)) for blob in blobs]
-    reported.add(finished)

@@ -15,9 +15,20 @@ import signal
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from pipeline.encoding.options import Override
 from pipeline.rules import Rules
 from pipeline.runners.rundir import TASK_TABLES, MetadataError, RunDir, parse_json
 from pipeline.storage import Storage, redact_url
+
+
+@dataclass(frozen=True, slots=True)
+class BaseInput:
+    """Where an incremental task copies from (``--base-run``): the base run, the rank its
+    input had there, and the overrides that run was decoded with."""
+
+    run_id: str
+    rank: int
+    overrides: tuple[Override, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +50,21 @@ class Task:
     strict: bool = False  # raise on the first record error instead of recording it
     storage: Storage = field(default_factory=Storage)
     pages: tuple[tuple[str, str, str], ...] = ()
+    #: the file's ``warc_filename``: relative to the run's input root
+    #: (:func:`pipeline.sources.roots.stable_name`); empty: :attr:`name`
+    key: str = ""
+    #: copy from this base run what the rules change cannot alter (None: decode everything)
+    base: BaseInput | None = None
 
     @property
     def name(self) -> str:
-        """The input as rows and messages name it (no user information, no query)."""
+        """The input as messages and stats name it (no user information, no query)."""
         return redact_url(self.path)
+
+    @property
+    def warc_filename(self) -> str:
+        """The input as rows name it: relative to the run's input root."""
+        return self.key or self.name
 
     @property
     def rundir(self) -> RunDir:
@@ -82,6 +103,10 @@ class TaskStats:
     rules_decided: dict[str, int] = field(default_factory=dict)
     #: the attempt that wrote the parts (their temporary names carry it until the commit)
     attempt: str = ""
+    #: an incremental task: records whose rows were copied from the base run, and records
+    #: read and decoded again (the others of ``seen`` were skipped in the base run too)
+    copied: int = 0
+    redecoded: int = 0
 
 
 def commit_task(task: Task, stats: TaskStats) -> None:

@@ -22,18 +22,20 @@ import pyarrow as pa
 
 from pipeline import http
 from pipeline.encoding.api import decode_html
-from pipeline.encoding.decision import Decoded
+from pipeline.encoding.decision import DECLARING_SIGNALS, Decoded
 from pipeline.encoding.mojibake import mojibake_score, naive_decode_garbled
-from pipeline.encoding.sniff.evidence import match_override
-from pipeline.errors import RecordError, Skip
+from pipeline.errors import ErrorType, RecordError, Skip, Stage
 from pipeline.extract import CAPPED, extract
 from pipeline.extract.fields import Extracted, Link
+from pipeline.extract.url_resolution import resolve_url
+from pipeline.http.message import get_all
 from pipeline.http.response import HttpResponse
 from pipeline.rules import Rules
 from pipeline.schema import LINKS
 from pipeline.sources.inputs import writable_name
 from pipeline.sources.record import RawRecord
-from pipeline.urlhost import host_fields
+from pipeline.urlhost import host_fields, path_and_query
+from pipeline.urlkey import url_surtkey
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +86,23 @@ def parse_fetch_time(value: str | None) -> datetime | None:
         return None
 
 
-def _error(raw: RawRecord, stage: str, exc: BaseException) -> RecordError:
+#: The error type of a bug in each stage (the exception is named in the message).
+_UNEXPECTED: dict[Stage, ErrorType] = {
+    "http": "http-unexpected", "encoding": "encoding-unexpected",
+    "extract": "extract-unexpected", "sink": "sink-unexpected",
+}
+
+
+def _error(raw: RawRecord, stage: Stage, exc: BaseException) -> RecordError:
     return RecordError(
-        stage=stage,  # type: ignore[arg-type]
-        error_type=f"{stage}-unexpected-{type(exc).__name__.lower()}",
-        message=str(exc)[:2000],
+        stage=stage,
+        error_type=_UNEXPECTED[stage],
+        message=f"{type(exc).__name__}: {exc}"[:2000],
         warc_filename=raw.warc_filename,
         offset=raw.warc_record_offset,
         record_id=raw.record_id,
+        offset_in_member=raw.offset_in_member,
+        length=raw.warc_record_length,
     )
 
 
@@ -126,7 +137,7 @@ def process_record(raw: RawRecord, rules: Rules, run_id: str) -> Outcome:
     except Exception as exc:
         return _error(raw, "sink", exc)
     partial = partial_errors(raw, decoded, fields)
-    rule = _matched_rule(raw, decoded, rules)
+    rule = decoded.decision.override
     if partial or rule is not None:
         rows = Rows(rows.record, rows.links, partial, rule)
     return rows
@@ -136,7 +147,7 @@ def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple
     """The parts of a record that failed although its row is written: an internal error in
     the encoding decision, each failed extraction part."""
     # decide() never raises: an internal error leaves a signal and the browser default.
-    found = [
+    found: list[tuple[Stage, ErrorType, str]] = [
         ("encoding", "encoding-decision-failed",
          f"{signal.note}; decoded as {decoded.encoding} ({decoded.encoding_source})")
         for signal in decoded.decision.signals if signal.kind == "internal-error"
@@ -145,27 +156,60 @@ def partial_errors(raw: RawRecord, decoded: Decoded, fields: Extracted) -> tuple
     # ("links: ValueError: ...", "parse: too-deep: ...") or were cut ("input-capped: ...").
     found += [("extract", _extract_error_type(failure), failure) for failure in fields.errors]
     return tuple(
-        RecordError(stage=stage, error_type=error_type, message=message[:2000],  # type: ignore[arg-type]
+        RecordError(stage=stage, error_type=error_type, message=message[:2000],
                     warc_filename=raw.warc_filename, offset=raw.warc_record_offset,
-                    record_id=raw.record_id)
+                    record_id=raw.record_id, offset_in_member=raw.offset_in_member,
+                    length=raw.warc_record_length)
         for stage, error_type, message in found
     )
 
 
-def _extract_error_type(failure: str) -> str:
+#: The error type of each extraction part (``Extracted.errors`` starts with the part's name).
+_EXTRACT_ERRORS: dict[str, ErrorType] = {
+    "parse": "extract-parse-failed", "metadata": "extract-metadata-failed",
+    "links": "extract-links-failed", "main-text": "extract-main-text-failed",
+    "language": "extract-language-failed", CAPPED: "extract-input-capped",
+}
+
+
+def _extract_error_type(failure: str) -> ErrorType:
     """``extract-<part>-failed`` for a part that failed, ``extract-input-capped`` for a cut."""
-    part = failure.partition(":")[0]
-    return f"extract-{part}" if part == CAPPED else f"extract-{part}-failed"
+    return _EXTRACT_ERRORS.get(failure.partition(":")[0], "extract-unexpected")
 
 
-def _matched_rule(raw: RawRecord, decoded: Decoded, rules: Rules) -> int | None:
-    # The "rule" signal says an override matched; match_override (the function decide()
-    # used, on the same URL) says which: the first that matches, hence the first equal one.
-    if not any(signal.kind == "rule" for signal in decoded.decision.signals):
+def fetch_redirect(resp: HttpResponse, url: str | None) -> str | None:
+    """Where a redirect points: a 3xx response's first ``Location`` resolved against the
+    record's URL (Fetch Standard, *location URL*: the value parsed with the response's URL
+    as the base), serialized; None for another status, no Location, or one that does not
+    parse. Bytes outside ASCII are percent-encoded first, as Chromium's URL parser does
+    with a header's bytes (valid UTF-8 comes out as the URL parser makes it of the text).
+
+    >>> from pipeline.http.response import HttpResponse
+    >>> moved = HttpResponse(301, ((b"Location", b"../b?x=\\xc3\\xa9"),), None, None, False, b"", 0, None)
+    >>> fetch_redirect(moved, "http://a.example/d/c")
+    'http://a.example/b?x=%C3%A9'
+    """
+    if resp.status is None or not 300 <= resp.status <= 399:
         return None
-    overrides = rules.encoding.overrides
-    matched = match_override(overrides, raw.url)
-    return overrides.index(matched) if matched is not None else None
+    found = get_all(resp.headers, b"location")
+    if not found:
+        return None
+    value = "".join(chr(b) if b < 0x80 else f"%{b:02X}" for b in found[0].strip())
+    return resolve_url(value, url) if value else None
+
+
+def content_digest(value: str | None) -> str | None:
+    """``WARC-Payload-Digest`` as Common Crawl's index writes it: a SHA-1 digest's base32
+    value without its ``sha1:`` label; another algorithm's as written.
+
+    >>> content_digest("sha1:CH7IV3XAD3M7A42JARKRLJ3T5PGGCGXD"), content_digest("sha256:ab")
+    ('CH7IV3XAD3M7A42JARKRLJ3T5PGGCGXD', 'sha256:ab')
+    """
+    if not value or not value.strip():
+        return None
+    value = value.strip()
+    label, sep, digest = value.partition(":")
+    return digest.strip() if sep and label.strip().lower() == "sha1" else value
 
 
 def _signals_json(decoded: Decoded) -> str:
@@ -190,27 +234,31 @@ def _rows(
 ) -> Rows:
     decision = decoded.decision
     host, tld, registered = host_fields(raw.url)
-    declared = {
-        s.encoding
-        for s in decision.signals
-        if s.encoding and s.kind in ("http-charset", "meta-prescan", "xml-declaration", "late-meta")
-    }
+    path, query = path_and_query(raw.url) or (None, None)
+    declared = {s.encoding for s in decision.signals if s.encoding and s.kind in DECLARING_SIGNALS}
     record = {
         "run_id": run_id,
         "record_id": raw.record_id,
         "warc_filename": writable_name(raw.warc_filename),
         "warc_record_offset": raw.warc_record_offset,
         "warc_record_length": raw.warc_record_length,
+        "warc_record_offset_in_member": raw.offset_in_member,
         "url": raw.url,
+        "url_surtkey": url_surtkey(raw.url),
         "url_host_name": host,
         "url_host_tld": tld,
         "url_host_registered_domain": registered,
+        "url_path": path,
+        "url_query": query,
         "fetch_time": parse_fetch_time(raw.fetch_time),
         "fetch_status": resp.status,
+        "fetch_redirect": fetch_redirect(resp, raw.url),
+        "content_digest": content_digest(raw.payload_digest),
         "content_mime_type": resp.mime_type,
         "content_mime_detected": raw.content_mime_detected,
         "content_length": resp.content_length,
         "content_truncated": resp.content_truncated,
+        "http_notes": ",".join(resp.http_notes) or None,
         "content_charset": raw.crawler_charset,
         "content_languages": raw.content_languages,
         "http_charset": decision.http_charset,
@@ -219,6 +267,11 @@ def _rows(
         "encoding": decision.encoding,
         "encoding_source": decision.encoding_source,
         "encoding_browser": decision.encoding_browser,
+        "encoding_declared": decision.declared,
+        "encoding_bytes": decision.bytes_encoding,
+        "encoding_bytes_evidence": decision.bytes_evidence,
+        "encoding_bytes_weight": decision.bytes_weight,
+        "encoding_bytes_alike": ",".join(decision.bytes_alike) or None,
         "encoding_confidence": decision.confidence,
         "encoding_signals": _signals_json(decoded),
         "declared_conflict": len(declared) > 1,
@@ -314,6 +367,8 @@ def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[s
         "run_id": run_id,
         "warc_filename": writable_name(err.warc_filename),
         "warc_record_offset": err.offset,
+        "warc_record_offset_in_member": err.offset_in_member,
+        "warc_record_length": err.length,
         "record_id": err.record_id,
         "stage": err.stage,
         "error_type": err.error_type,

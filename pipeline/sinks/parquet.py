@@ -70,6 +70,12 @@ class ParquetSink:
         # (map/filter keep the per-column loop in C: None and "" add nothing)
         return sum(map(len, filter(None, map(row.get, self._text_columns))))
 
+    def table_text_size(self, table: pa.Table) -> int:
+        """The bytes of ``table``'s string columns: what the row-group threshold counts for
+        a table that is not converted here (an upper bound of :meth:`text_size`'s
+        characters)."""
+        return sum(table.column(name).nbytes for name in self._text_columns)
+
     def write(self, row: dict[str, Any]) -> None:
         """Buffer one row; a full buffer becomes a row group."""
         self._buffer.append(row)

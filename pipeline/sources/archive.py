@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO, Literal
 
-from pipeline.errors import RecordError
+from pipeline.errors import ErrorType, RecordError
 from pipeline.sources.containers import (
     BZIP2,
     MAX_ZSTD_DICTIONARY,
     ZSTD_DICT_MAGIC,
+    Codec,
     DictionaryError,
     read_zstd_dictionary,
     skippable_frame_size,
@@ -30,7 +31,7 @@ from pipeline.sources.warc import MAX_BLOCK, MAX_HEADER, read_careful
 Reader = Literal["auto", "careful"]
 
 
-def _err(name: str, error_type: str, message: str) -> RecordError:
+def _err(name: str, error_type: ErrorType, message: str) -> RecordError:
     return RecordError(stage="source", error_type=error_type, message=message, warc_filename=name)
 
 
@@ -81,6 +82,27 @@ def _file_level(path: str, items: Iterator[RawRecord | RecordError]
                           f"{first.message}{more}", path)
 
 
+def file_codec(fh: BinaryIO, path: str) -> Codec | None | RecordError:
+    """The container of the open file ``fh``, from its first bytes (None: plain), with the
+    WARC-zstd dictionary when the file starts with one (read from the file's start); a
+    ``RecordError`` (offset None) for an empty file or a dictionary that cannot be used.
+    Raises ``OSError`` when the file cannot be read."""
+    fh.seek(0)
+    head = fh.read(8)
+    if not head:
+        return _err(path, "source-empty-file", "the file is empty")
+    codec = sniff_codec(head)
+    if head.startswith(ZSTD_DICT_MAGIC):
+        size = skippable_frame_size(head) or 0
+        if size > MAX_ZSTD_DICTIONARY + 8:
+            return _err(path, "source-bad-zstd-dictionary", f"dictionary frame of {size} bytes")
+        try:
+            codec = zstd_codec(read_zstd_dictionary(head + fh.read(size - len(head))))
+        except DictionaryError as exc:
+            return _err(path, "source-bad-zstd-dictionary", str(exc))
+    return codec
+
+
 def _iter_archive(path: str, fileobj: BinaryIO | None, max_block: int, max_header: int,
                   reader: Reader) -> Iterator[RawRecord | RecordError]:
     fh = fileobj
@@ -91,21 +113,10 @@ def _iter_archive(path: str, fileobj: BinaryIO | None, max_block: int, max_heade
             yield _err(path, "source-unreadable-file", f"{type(exc).__name__}: {exc}")
             return
     try:
-        head = fh.read(8)
-        if not head:
-            yield _err(path, "source-empty-file", "the file is empty")
+        codec = file_codec(fh, path)
+        if isinstance(codec, RecordError):
+            yield codec
             return
-        codec = sniff_codec(head)
-        if head.startswith(ZSTD_DICT_MAGIC):
-            size = skippable_frame_size(head) or 0
-            if size > MAX_ZSTD_DICTIONARY + 8:
-                yield _err(path, "source-bad-zstd-dictionary", f"dictionary frame of {size} bytes")
-                return
-            try:
-                codec = zstd_codec(read_zstd_dictionary(head + fh.read(size - len(head))))
-            except DictionaryError as exc:
-                yield _err(path, "source-bad-zstd-dictionary", str(exc))
-                return
         if reader == "careful" or codec is BZIP2:
             yield from read_careful(fh, path, codec, max_block=max_block, max_header=max_header)
         else:

@@ -141,9 +141,9 @@ def join_metadata(
                     held_bytes += len(item.http_block)
             pending.append(box)
             while len(pending) > JOIN_WINDOW or (held_bytes > JOIN_WINDOW_BYTES and pending):
-                out = pending.popleft()[0]
-                held_bytes -= _release(out, responses)
-                yield out
+                out_box = pending.popleft()
+                held_bytes -= _release(out_box, responses)
+                yield out_box[0]
     except Exception:
         # The reader failed (a bug: readers yield errors, they do not raise): the records
         # it read before are passed on before the failure is, not lost with the window.
@@ -151,9 +151,44 @@ def join_metadata(
             yield pending.popleft()[0]
         raise
     while pending:
-        out = pending.popleft()[0]
-        _release(out, responses)
-        yield out
+        out_box = pending.popleft()
+        _release(out_box, responses)
+        yield out_box[0]
+
+
+def join_forward(record: RawRecord, following: Iterator[RawRecord | RecordError]) -> RawRecord:
+    """``record`` as :func:`join_metadata` passes it on, given the items that follow it in its
+    file (``following``, in file order): a response's crawler fields are filled by the
+    metadata records naming it among the next :data:`JOIN_WINDOW` items, while the window's
+    blocks stay within :data:`JOIN_WINDOW_BYTES` and no later response takes its record id.
+    What comes before ``record`` never changes it. ``following`` is read only as far as the
+    join can still change the record (Common Crawl's metadata record is the next record, and
+    it names both fields)."""
+    if record.record_type not in ("response", "resource"):
+        return record
+    key = record.record_id.strip()
+    held = len(record.http_block)
+    for _ in range(JOIN_WINDOW):
+        if held > JOIN_WINDOW_BYTES or (record.crawler_charset and record.content_languages):
+            break  # out of the window, or nothing left to fill (each field keeps its first value)
+        item = next(following, None)
+        if item is None:
+            break
+        if not isinstance(item, RawRecord):
+            continue
+        counted = True
+        if item.record_type == "metadata" and item.concurrent_to and item.concurrent_to.strip() == key:
+            try:
+                charset, languages = parse_cc_metadata(item.http_block)
+            except CcMetadataError:
+                counted = False  # the metadata record becomes an error row: no block held
+            else:
+                record = with_crawler_metadata(record, record.crawler_charset or charset,
+                                               record.content_languages or languages)
+        if item.record_type in ("response", "resource") and item.record_id.strip() == key:
+            break  # a later response with the same id is joined from here on, not this one
+        held += len(item.http_block) if counted else 0
+    return record
 
 
 def _unreadable(item: RawRecord, exc: CcMetadataError) -> RecordError:
@@ -164,11 +199,17 @@ def _unreadable(item: RawRecord, exc: CcMetadataError) -> RecordError:
         warc_filename=item.warc_filename,
         offset=item.warc_record_offset,
         record_id=item.record_id,
+        offset_in_member=item.offset_in_member,
     )
 
 
-def _release(item: RawRecord | RecordError, responses: dict[str, list]) -> int:
+def _release(box: list[RawRecord | RecordError], responses: dict[str, list]) -> int:
+    """Forget a record that leaves the window; its bytes. A response is forgotten only if
+    its record id still names it (a later response with the same id keeps its place)."""
+    item = box[0]
     if isinstance(item, RawRecord):
-        responses.pop(item.record_id.strip(), None)
+        key = item.record_id.strip()
+        if responses.get(key) is box:
+            del responses[key]
         return len(item.http_block)
     return 0

@@ -165,7 +165,7 @@ class _Window:
 #: unpacks them.
 FIELDS = ("content-length", "warc-type", "warc-record-id", "warc-target-uri", "warc-date",
           "warc-identified-payload-type", "warc-identified-content-charset", "warc-truncated",
-          "content-type", "warc-concurrent-to")
+          "content-type", "warc-concurrent-to", "warc-payload-digest")
 
 
 def warc_fields_python(items: Iterable[tuple[str, str]], names: tuple[str, ...]) -> tuple | None:
@@ -284,7 +284,7 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
             if found is None:
                 return held[0][0] if held else pos  # a header the careful reader reads otherwise
             (length, rtype, record_id, uri, date, payload_type, charset, truncated, content_type,
-             concurrent_to, lines_size) = found
+             concurrent_to, digest, lines_size) = found
             if not valid_content_length(length):
                 return held[0][0] if held else pos
             declared = int(length)
@@ -326,7 +326,7 @@ def _fast_segment(fh: BinaryIO, name: str, codec: Codec | None, start: int, max_
             held.append((pos, head_len, declared, (
                 record_id or _record_id(name, pos), rtype, uri, date, block, None, None,
                 payload_type, charset, None, truncated, capped, "cap" if capped else None,
-                content_type, None, concurrent_to), member_head))
+                content_type, None, concurrent_to, digest), member_head))
         except Exception:  # noqa: BLE001 - a check that fails on bytes it did not expect: the
             # careful reader reads from the first record not yet passed on (a reader that
             # stops would lose the rest of the file)

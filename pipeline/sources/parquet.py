@@ -57,10 +57,15 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import PurePath
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from pipeline.errors import RecordError
-from pipeline.sources.parquet_pages import PageHeaderError, PageScanner
+from pipeline.sources.parquet_pages import (
+    FooterFacts,
+    PageHeaderError,
+    PageScanner,
+    read_footer_facts,
+)
 from pipeline.sources.record import RawRecord
 
 BATCH_ROWS = 1  # rows per batch: see the module docstring
@@ -75,6 +80,25 @@ MAX_PAGE = PAGE_PER_BODY * MAX_BODY
 MAX_ROW_ERRORS = 2**20
 REQUIRED = ("url", "body")
 OPTIONAL = ("fetch_time", "status", "headers", "record_id")
+#: Arrow parses the whole footer before a row is read, holding ~1.4 KB per column chunk
+#: (200,000 one-row row groups, a 44 MB footer: 860 MB): a file whose footer is longer than
+#: this, or that has more column chunks (row groups x leaf columns) or schema elements than
+#: these, is not read; each of its rows is a ``source-metadata-too-large`` error (at most
+#: ``MAX_ROW_ERRORS``, then one for the rest). A raw-response table of 1,000 row groups and
+#: 20 columns has 20,000 chunks and a footer of a few MB.
+MAX_FOOTER = 16 * 2**20
+MAX_COLUMN_CHUNKS = 50_000
+#: A header map or list is cut as the http stage cuts a header section
+#: (:mod:`pipeline.http.message` ``MAX_HEAD``, ``MAX_FIELD_LINE``; a test keeps them equal):
+#: a field whose line ("name: value") is over ``MAX_HEADER_LINE`` bytes is dropped, and so
+#: are the fields past ``MAX_HEADER_SECTION`` bytes of lines (CRLF included); the record is
+#: flagged ``block_truncation="http-headers"``. Only the fields kept become Python objects
+#: (a map of 1,000,000 fields took a worker to 457 MB). A raw header block is cut to
+#: ``MAX_RAW_HEAD`` bytes before it is made a Python value: the http stage reads no field
+#: past its first 1 MiB, and flags a longer head itself.
+MAX_HEADER_SECTION = 1 << 20
+MAX_HEADER_LINE = 256 << 10
+MAX_RAW_HEAD = 2 * MAX_HEADER_SECTION + MAX_HEADER_LINE
 
 
 def _to_bytes(value: Any) -> bytes:
@@ -98,6 +122,67 @@ def _header_fields(value: Any) -> tuple[tuple[bytes, bytes], ...]:
         if name is not None and val is not None:
             items.append((_to_bytes(name), _to_bytes(val)))
     return tuple(items)
+
+
+class _Fields(NamedTuple):
+    """A header map's or list's fields as kept, as bytes, and whether any were dropped."""
+
+    fields: tuple[tuple[bytes, bytes], ...]
+    cut: bool
+
+
+def _header_cells(column: Any) -> list[Any]:
+    """The ``headers`` cells of an Arrow array or chunked array, one per row, cut as the http
+    stage cuts a header section before they become Python values: a raw block (bytes or
+    str) to ``MAX_RAW_HEAD``, a map or a list of structs to the :class:`_Fields` kept."""
+    cells: list[Any] = []
+    for chunk in getattr(column, "chunks", [column]):
+        cells += _header_chunk(chunk)
+    return cells
+
+
+def _header_chunk(array: Any) -> list[Any]:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+        return list(pc.binary_slice(array, 0, MAX_RAW_HEAD).to_pylist())
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return list(pc.utf8_slice_codeunits(array, 0, MAX_RAW_HEAD).to_pylist())
+    names = values = None
+    if pa.types.is_map(kind):
+        names, values = array.keys, array.items
+    elif (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and pa.types.is_struct(kind.value_type):
+        fields = {kind.value_type.field(j).name for j in range(kind.value_type.num_fields)}
+        name = "name" if "name" in fields else "key" if "key" in fields else None
+        if name is not None and "value" in fields:
+            names, values = array.values.field(name), array.values.field("value")
+    if names is None or values is None:
+        return list(array.to_pylist())  # (another layout: _header_fields reads it)
+    offsets = array.offsets.to_numpy(zero_copy_only=False)
+    null = array.is_null().to_numpy(zero_copy_only=False)
+    cells: list[Any] = []
+    for i in range(len(array)):
+        if null[i]:
+            cells.append(None)
+            continue
+        a, b = int(offsets[i]), int(offsets[i + 1])
+        # a line is 4 bytes at least ("name: value" CRLF): fields past this many are dropped
+        # unread, so the work and memory here stay bounded whatever the map's length
+        end = min(b, a + MAX_HEADER_SECTION // 4)
+        some, more = names.slice(a, end - a), values.slice(a, end - a)
+        present = pc.and_(some.is_valid(), more.is_valid()).to_numpy(zero_copy_only=False)
+        line = (pc.fill_null(pc.binary_length(some), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+                + pc.fill_null(pc.binary_length(more), 0).to_numpy(zero_copy_only=False) + 2) * present
+        keep = present & (np.cumsum(line + 2 * present) <= MAX_HEADER_SECTION) & (line <= MAX_HEADER_LINE)
+        at = pa.array(np.flatnonzero(keep), type=pa.int64())
+        pairs = zip(some.take(at).to_pylist(), more.take(at).to_pylist(), strict=True)
+        dropped = bool(keep.sum() < present.sum()) or (end < b and pc.any(pc.and_(
+            names.slice(end, b - end).is_valid(), values.slice(end, b - end).is_valid())).as_py())
+        cells.append(_Fields(tuple((_to_bytes(n), _to_bytes(v)) for n, v in pairs), dropped))
+    return cells
 
 
 def _http_message(head: Any, status: Any, body: bytes) -> bytes:
@@ -132,10 +217,21 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
     limit = max_page if max_page is not None else PAGE_PER_BODY * max_body
     names = {key: (columns or {}).get(key, key) for key in (*REQUIRED, *OPTIONAL)}
     try:
-        pf = pq.ParquetFile(fileobj if fileobj is not None else path)
-        present = set(pf.schema_arrow.names)
+        if fileobj is not None:
+            facts = read_footer_facts(fileobj)
+        else:
+            with open(path, "rb") as fh:
+                facts = read_footer_facts(fh)
+        too_large = _metadata_over(facts)
+        if too_large is None:
+            pf = pq.ParquetFile(fileobj if fileobj is not None else path,
+                                thrift_container_size_limit=MAX_COLUMN_CHUNKS)
+            present = set(pf.schema_arrow.names)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds on bad files
         yield RecordError("source", "source-unreadable-file", f"{type(exc).__name__}: {exc}", path)
+        return
+    if too_large is not None:
+        yield from _metadata_too_large(path, facts, too_large)
         return
     missing = [names[k] for k in REQUIRED if names[k] not in present]
     if missing:
@@ -172,9 +268,9 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
                     row += meta.num_rows
                     continue
                 if _dictionary_group(meta, leaves, dictionary_leaves, max_body):
-                    if whole is None:
+                    if whole is None:  # (the footer parsed once: its metadata shared)
                         whole = pq.ParquetFile(fileobj if fileobj is not None else path,
-                                               read_dictionary=dictionary_columns)
+                                               metadata=pf.metadata, read_dictionary=dictionary_columns)
                     parts = _whole_group(whole, group, wanted, wanted_columns, dictionary_columns)
                 else:
                     parts = _row_batches(pf, group, wanted, wanted_columns)
@@ -185,6 +281,39 @@ def iter_parquet(path: str, *, columns: dict[str, str] | None = None,
         except Exception as exc:  # noqa: BLE001 - a corrupt row group ends the file, rows kept
             yield RecordError("source", "source-read-failed", f"{type(exc).__name__}: {exc}",
                               path, row)
+
+
+def _metadata_over(facts: FooterFacts | None) -> str | None:
+    """Why a file's footer is too large for Arrow to parse, else None (None facts: the file
+    does not end like a Parquet file, which Arrow then reports)."""
+    if facts is None:
+        return None
+    if facts.length > MAX_FOOTER:
+        return f"a footer of {facts.length} bytes (the limit is {MAX_FOOTER})"
+    if facts.schema_elements is not None and facts.leaves is None:
+        return f"a schema of {facts.schema_elements} elements"
+    if facts.leaves is not None and facts.row_groups is not None:
+        chunks = facts.leaves * facts.row_groups
+        if chunks > MAX_COLUMN_CHUNKS:
+            return (f"{facts.row_groups} row groups of {facts.leaves} columns: {chunks} column "
+                    f"chunks (the limit is {MAX_COLUMN_CHUNKS})")
+    return None
+
+
+def _metadata_too_large(path: str, facts: FooterFacts | None, why: str) -> Iterator[RecordError]:
+    """The errors of a file whose footer is not parsed: one per row it says it holds (see
+    ``MAX_ROW_ERRORS``), or one for the file when the row count could not be read."""
+    message = f"{why}; the file is not read"
+    rows = facts.num_rows if facts is not None else None
+    if rows is None:
+        yield RecordError("source", "source-metadata-too-large", f"{message} (its rows unknown)", path)
+        return
+    for i in range(min(rows, MAX_ROW_ERRORS)):
+        yield RecordError("source", "source-metadata-too-large", message, path, i)
+    if rows > MAX_ROW_ERRORS:
+        yield RecordError("source", "source-metadata-too-large",
+                          f"{message} (its last {rows - MAX_ROW_ERRORS} rows, from this one, are "
+                          "this one error)", path, MAX_ROW_ERRORS)
 
 
 def _page_over(meta: Any, leaves: list[int], limit: int,
@@ -205,7 +334,8 @@ def _row_batches(pf: Any, group: int, wanted: dict[str, str],
                  columns: list[str]) -> Iterator[dict[str, Column]]:
     """A row group a row at a time (``BATCH_ROWS``), each batch's cells as lists."""
     for batch in pf.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=columns):
-        cols: dict[str, Column] = {k: batch.column(n).to_pylist() for k, n in wanted.items()}
+        cols: dict[str, Column] = {k: _header_cells(batch.column(n)) if k == "headers"
+                                   else batch.column(n).to_pylist() for k, n in wanted.items()}
         del batch  # (not held while the rows are made)
         yield cols
 
@@ -216,7 +346,8 @@ def _whole_group(whole: Any, group: int, wanted: dict[str, str], columns: list[s
     the dictionary columns' cells made a row at a time, the others as lists."""
     table = whole.read_row_group(group, columns=columns, use_threads=False)
     cells: dict[str, Column] = {
-        k: _Cells(table.column(n)) if n in dictionary_columns else table.column(n).to_pylist()
+        k: _Cells(table.column(n)) if n in dictionary_columns
+        else _header_cells(table.column(n)) if k == "headers" else table.column(n).to_pylist()
         for k, n in wanted.items()}
     del table
     _release_arrow_memory()
@@ -310,10 +441,14 @@ def _row(cols: Mapping[str, Column], i: int, row: int, path: str, base: str,
             payload = payload[:max_body]
         head = cols["headers"][i] if "headers" in cols else None
         given = cols["status"][i] if "status" in cols else None
+        headers_cut = False
         if isinstance(head, bytes | str):
-            block, headers, status = _http_message(head, given, payload), None, None
+            block, headers, status = _http_message(head[:MAX_RAW_HEAD], given, payload), None, None
         else:
-            headers = _header_fields(head) if head is not None else ()
+            if isinstance(head, _Fields):
+                headers, headers_cut = head
+            else:
+                headers = _header_fields(head) if head is not None else ()
             block, status = payload, int(given) if given is not None else None
         record_id = cols["record_id"][i] if "record_id" in cols else None
         url = cols["url"][i]
@@ -329,8 +464,8 @@ def _row(cols: Mapping[str, Column], i: int, row: int, path: str, base: str,
             http_block=block,
             http_status=status,
             http_headers=headers,
-            block_truncated=capped,
-            block_truncation="cap" if capped else None,
+            block_truncated=capped or headers_cut,
+            block_truncation="cap" if capped else "http-headers" if headers_cut else None,
         )
     except Exception as exc:  # noqa: BLE001 - one bad row is one error, not a dead file
         return RecordError("source", "source-bad-row", f"{type(exc).__name__}: {exc}", path, row)

@@ -1,5 +1,6 @@
 """Parquet page headers, read from the file without decoding a page: how big each page of a
-column chunk is once decompressed, which Arrow allocates whole to read any value in it.
+column chunk is once decompressed, which Arrow allocates whole to read any value in it; and
+the start of the footer (:func:`footer_facts`), read without Arrow's parse of all of it.
 
 A page is its header, a Thrift compact-protocol ``PageHeader`` struct (parquet-format's
 ``parquet.thrift``: field 1 ``type``, 2 ``uncompressed_page_size``, 3
@@ -231,3 +232,104 @@ class PageScanner:
     def largest_page(self, start: int, length: int) -> int:
         """The largest ``uncompressed_page_size`` of the pages of a column chunk."""
         return max((head.uncompressed_page_size for head in self.pages(start, length)), default=0)
+
+
+# ---- the footer ----------------------------------------------------------------------
+
+#: A file ends with its footer (a Thrift compact ``FileMetaData``), the footer's length
+#: (4 bytes, little-endian) and the magic ``PAR1`` (parquet-format, *File format*).
+MAGIC = b"PAR1"
+#: The footer bytes :func:`footer_facts` reads at most: FileMetaData's fields 1-3 (version,
+#: schema, num_rows) come first, then the row groups' list header.
+FOOTER_HEAD = 4 * 2**20
+#: Schema elements read at most (a raw-response table has a handful of columns).
+MAX_SCHEMA_ELEMENTS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class FooterFacts:
+    """What a footer says of its size before it is parsed: its length in bytes, and (None
+    when they could not be read from its first :data:`FOOTER_HEAD` bytes) the schema's
+    elements, the leaf columns among them (a column chunk per row group each; None when the
+    schema has more than :data:`MAX_SCHEMA_ELEMENTS`), the rows and the row groups."""
+
+    length: int
+    schema_elements: int | None
+    leaves: int | None
+    num_rows: int | None
+    row_groups: int | None
+
+
+def read_footer_facts(fh: BinaryIO) -> FooterFacts | None:
+    """The :class:`FooterFacts` of the Parquet file ``fh`` (seekable), or None when it does
+    not end like one (Arrow then says what is wrong with it)."""
+    size = fh.seek(0, 2)
+    if size < 12:
+        return None
+    fh.seek(size - 8)
+    tail = fh.read(8)
+    if len(tail) < 8 or tail[4:] != MAGIC:
+        return None
+    length = int.from_bytes(tail[:4], "little")
+    if length > size - 12:
+        return None
+    fh.seek(size - 8 - length)
+    return footer_facts(fh.read(min(length, FOOTER_HEAD)), length)
+
+
+def footer_facts(head: bytes, length: int) -> FooterFacts:
+    """The facts of a footer of ``length`` bytes from its first bytes ``head``: FileMetaData
+    field 2 ``schema`` (list<SchemaElement>; a leaf is an element without field 5
+    ``num_children``), field 3 ``num_rows`` (i64) and the list header of field 4
+    ``row_groups``, read with the page headers' bounded reader; what it cannot reach (past
+    ``head`` or a schema over :data:`MAX_SCHEMA_ELEMENTS`, a corrupt head) is None.
+
+    >>> import io, pyarrow as pa, pyarrow.parquet as pq
+    >>> buf = io.BytesIO()
+    >>> pq.write_table(pa.table({"url": ["a", "b", "c"], "body": [b"x"] * 3}), buf, row_group_size=2)
+    >>> read_footer_facts(buf)
+    FooterFacts(length=..., schema_elements=3, leaves=2, num_rows=3, row_groups=2)
+    """
+    cur = _Cursor(head)
+    elements = leaves = num_rows = row_groups = None
+    field = 0
+    try:
+        while (byte := cur.byte()) != 0:
+            wire, delta = byte & 0x0F, byte >> 4
+            field = field + delta if delta else cur.i16()
+            if field == 2 and wire == _LIST:
+                list_head = cur.byte()
+                elements = list_head >> 4 if list_head >> 4 != 15 else cur.varint()
+                if list_head & 0x0F != _STRUCT or elements > MAX_SCHEMA_ELEMENTS:
+                    break
+                leaves = _schema_leaves(cur, elements)
+            elif field == 3 and wire == _I64:
+                raw = cur.varint()
+                num_rows = (raw >> 1) ^ -(raw & 1)
+            elif field == 4 and wire == _LIST:
+                list_head = cur.byte()
+                row_groups = list_head >> 4 if list_head >> 4 != 15 else cur.varint()
+                break  # (the row groups themselves are what Arrow's parse costs)
+            elif wire not in (_TRUE, _FALSE):
+                cur.value(wire, 0)
+    except PageHeaderError:
+        pass  # what was read stands; the rest is unknown
+    if num_rows is not None and num_rows < 0:
+        num_rows = None
+    return FooterFacts(length, elements, leaves, num_rows, row_groups)
+
+
+def _schema_leaves(cur: _Cursor, size: int) -> int:
+    """The leaf elements among the ``size`` SchemaElements at ``cur``."""
+    leaves = 0
+    for _ in range(cur.count(size, 1)):
+        field, group = 0, False
+        while (byte := cur.byte()) != 0:
+            wire, delta = byte & 0x0F, byte >> 4
+            field = field + delta if delta else cur.i16()
+            if field == 5 and wire == _I32:
+                group = cur.i32() > 0
+            elif wire not in (_TRUE, _FALSE):
+                cur.value(wire, 1)
+        leaves += not group
+    return leaves

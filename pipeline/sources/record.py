@@ -37,7 +37,8 @@ class RawRecord:
     block_truncated: bool = False  # fewer bytes stored than the record header declared
     # Why the block is short when block_truncated: "length" (the file ends before the
     # record's Content-Length), "gzip" (its gzip member is cut off), "cap" (over the
-    # reader's size cap; the rest was skipped). None when not truncated.
+    # reader's size cap; the rest was skipped), "http-headers" (a Parquet row's header
+    # fields past the http stage's header-section caps were dropped). None when not truncated.
     block_truncation: str | None = None
     # The WARC record's own Content-Type (e.g. "application/http;msgtype=response"); for
     # resource records this is the payload's MIME type.
@@ -49,6 +50,8 @@ class RawRecord:
     offset_in_member: int | None = None
     # WARC-Concurrent-To (metadata and request records point at their response with it).
     concurrent_to: str | None = None
+    # WARC-Payload-Digest as written ("sha1:CH7IV3XAD3M7A42JARKRLJ3T5PGGCGXD").
+    payload_digest: str | None = None
 
 
 #: ``new_record(*values)``: every field of a RawRecord, in order, passed positionally, built

@@ -301,6 +301,13 @@ class MemberChain:
         i = bisect.bisect_right(self.starts, (pos, 1 << 62)) - 1
         return self.starts[max(i, 0)]
 
+    def start_inside(self, lo: int, hi: int) -> int | None:
+        """The decompressed position of the first member start ``lo < start < hi``, else None."""
+        i = bisect.bisect_right(self.starts, (lo, 1 << 62))
+        if i < len(self.starts) and self.starts[i][0] < hi:
+            return self.starts[i][0]
+        return None
+
     def boundary(self, pos: int) -> int | None:
         """The compressed offset at decompressed position ``pos`` if a member starts there
         (or the chain ended there), else None."""

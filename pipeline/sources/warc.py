@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from pipeline.errors import RecordError
+from pipeline.errors import ErrorType, RecordError
 from pipeline.inflate import INFLATE_ERRORS
 from pipeline.sources.containers import Codec
 from pipeline.sources.record import RawRecord
@@ -126,7 +126,7 @@ class _Broken:
     """A record that could not be read; reading resynchronizes after it."""
 
     start: int
-    error_type: str
+    error_type: ErrorType
     message: str
     record_id: str | None = None
 
@@ -162,7 +162,7 @@ class _HeaderLines:
         return self._src.tell()
 
 
-def _error_type(exc: BaseException, caps: _Caps) -> str:
+def _error_type(exc: BaseException, caps: _Caps) -> ErrorType:
     if isinstance(exc, caps.errors):
         return caps.corrupt
     if isinstance(exc, HeaderTooLong):
@@ -175,16 +175,20 @@ def _error_type(exc: BaseException, caps: _Caps) -> str:
     return "source-read-failed"
 
 
-def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *,
-                  resyncing: bool = False) -> Iterator[_Parsed | _Broken]:
+def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *, resyncing: bool = False,
+                  member_start: Callable[[int, int], int | None] | None = None,
+                  ) -> Iterator[_Parsed | _Broken]:
     """Records from ``src`` until it ends.
 
     After a :class:`_Broken` record the stream is searched, line by line, for the next line
     that starts a record (``WARC/x.y`` or, in an ARC file, a plausible URL line), and
     reading goes on from there; the bytes skipped belong to the broken record's error.
-    ``resyncing`` starts in that search. A corrupt compressed stream (``source-gzip-corrupt``)
-    ends the iteration, and so does a record whose block ran to the end of the stream
-    (``rescan_from`` set): the caller resynchronizes on the file.
+    ``resyncing`` starts in that search. A member start is a line start too:
+    ``member_start(lo, hi)`` gives the first one strictly inside ``[lo, hi)`` of the
+    stream (a compressed file's), so a record in the member after junk without a line break
+    is found, not swallowed by the junk's last line. A corrupt compressed stream (``source-gzip-corrupt``) ends the iteration, and
+    so does a record whose block ran to the end of the stream (``rescan_from`` set): the
+    caller resynchronizes on the file.
     """
     at_line_start = True
     lead = -1
@@ -197,11 +201,19 @@ def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *,
             return
         if not line:
             return
+        # A line that is no record line ends at a member start inside it: the next line
+        # starts there (junk without a line break must not hide the record after it).
+        cut = False
+        if member_start is not None and line.strip():
+            inside = member_start(start, start + len(line))
+            if inside is not None and not (WARC_LINE.match(line) or _plausible_arc_line(line)):
+                src.push_back(line[inside - start :])
+                line, cut = line[: inside - start], True
         if resyncing:
             starts_record = at_line_start and (
                 WARC_LINE.match(line) is not None
                 or (fmt.known == "arc" and _plausible_arc_line(line)))
-            at_line_start = line.endswith(b"\n")
+            at_line_start = cut or line.endswith(b"\n")
             if not starts_record:
                 continue
             resyncing = False
@@ -211,12 +223,12 @@ def _read_records(src: LineSource, fmt: _Format, caps: _Caps, *,
             continue  # blank lines between records (WARC: CRLF CRLF; ARC: LF, or none)
         elif len(line) > caps.max_header:
             # A first line over the cap: not a record line at all, unless it starts like one.
-            kind = ("source-header-too-long" if line.startswith(b"WARC/")
-                    else "source-invalid-record-header")
+            kind: ErrorType = ("source-header-too-long" if line.startswith(b"WARC/")
+                               else "source-invalid-record-header")
             item: _Parsed | _Broken = _Broken(
                 start, kind, f"a line of over {caps.max_header} bytes: {line[:80]!r}")
             yield item
-            resyncing, at_line_start = True, False
+            resyncing, at_line_start = True, cut
             continue
         item = _read_one(src, line, start, fmt, caps)
         if isinstance(item, _Parsed):
@@ -356,6 +368,11 @@ def _embedded_record(block: bytes) -> int | None:
     return m.start(1) if m else None
 
 
+#: The error type of corrupt compressed data, per codec.
+_CORRUPT: dict[str, ErrorType] = {"gzip": "source-gzip-corrupt", "zstd": "source-zstd-corrupt",
+                                  "lz4": "source-lz4-corrupt", "bzip2": "source-bzip2-corrupt"}
+
+
 @dataclass(frozen=True, slots=True)
 class _Caps:
     """The reader's limits, and what the container's decompressor raises."""
@@ -363,7 +380,7 @@ class _Caps:
     max_block: int = MAX_BLOCK
     max_header: int = MAX_HEADER
     errors: tuple[type[BaseException], ...] = INFLATE_ERRORS
-    corrupt: str = "source-gzip-corrupt"  # the error type for corrupt compressed data
+    corrupt: ErrorType = "source-gzip-corrupt"  # the error type for corrupt compressed data
     stream_end: int | None = None  # where the stream ends, when known (a plain file's size)
     warc: bool = False  # the file is known to be WARC (not sniffed from the first line read)
 
@@ -421,13 +438,15 @@ def _to_raw(p: _Parsed, name: str, offset: int, length: int, in_member: int | No
         warc_content_type=content_type,
         offset_in_member=in_member,
         concurrent_to=get("warc-concurrent-to"),
+        payload_digest=get("warc-payload-digest"),
     )
 
 
-def _err(name: str, offset: int | None, error_type: str, message: str,
-         record_id: str | None = None) -> RecordError:
+def _err(name: str, offset: int | None, error_type: ErrorType, message: str,
+         record_id: str | None = None, in_member: int | None = None) -> RecordError:
     return RecordError(stage="source", error_type=error_type, message=message,
-                       warc_filename=name, offset=offset, record_id=record_id)
+                       warc_filename=name, offset=offset, record_id=record_id,
+                       offset_in_member=in_member)
 
 
 def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
@@ -448,11 +467,12 @@ def _iter_plain(fh: BinaryIO, name: str, start: int, caps: _Caps, *,
         resyncing = True  # a rescan looks for the records a lying Content-Length swallowed
 
 
-def _iter_members(fh: BinaryIO, name: str, codec: Codec, start: int,
-                  caps: _Caps) -> Iterator[RawRecord | RecordError]:
+def _iter_members(fh: BinaryIO, name: str, codec: Codec, start: int, caps: _Caps,
+                  in_member: int = 0) -> Iterator[RawRecord | RecordError]:
     fmt = _Format("warc" if caps.warc else None)
     start_at: int | None = start
-    skip = 0
+    skip = in_member
+    exact = in_member > 0  # a record starts there: read it, do not search for one
     while start_at is not None:
         comp = CompressedSource(fh, start_at)
         head = comp.peek(8)
@@ -466,7 +486,8 @@ def _iter_members(fh: BinaryIO, name: str, codec: Codec, start: int,
             start_at = nxt
             continue
         chain = MemberChain(comp, codec)
-        start_at, skip = yield from _chain_records(chain, fh, fmt, name, codec, caps, skip)
+        start_at, skip = yield from _chain_records(chain, fh, fmt, name, codec, caps, skip, exact)
+        exact = False
 
 
 _RECORD_ID = re.compile(rb"WARC-Record-ID:[ \t]*(<[^>\r\n]{1,200}>)")
@@ -508,19 +529,21 @@ def _gap_error(fh: BinaryIO, name: str, start: int, nxt: int | None) -> Iterator
 
 
 def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, codec: Codec,
-                   caps: _Caps, skip: int) -> Generator[RawRecord | RecordError, None, tuple[int | None, int]]:
+                   caps: _Caps, skip: int, exact: bool = False,
+                   ) -> Generator[RawRecord | RecordError, None, tuple[int | None, int]]:
     """The records of a run of members; returns where to resume: ``(compressed offset, bytes
     to skip in its decompressed stream)``, or ``(None, 0)`` at the end of the file.
 
     Each record is yielded once the next one (or the end) is seen, because only then is its
     compressed extent known. ``skip`` decompressed bytes are passed over first, searching
-    for a record start (a rescan after a Content-Length that ran past the end).
+    for a record start (a rescan after a Content-Length that ran past the end); with
+    ``exact``, a record starts right there (a locator's ``offset_in_member``).
     """
     src = LineSource(chain, 0)
     if skip:
         src.skip(skip)
     held: _Parsed | None = None
-    caps = replace(caps, errors=codec.errors, corrupt=f"source-{codec.name}-corrupt")
+    caps = replace(caps, errors=codec.errors, corrupt=_CORRUPT[codec.name])
 
     def edge(pos: int, lead: int) -> int:
         # A separator that a writer put at the start of the next member (warcio's
@@ -536,7 +559,8 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, co
         truncation = "gzip" if (last and chain.truncated) else "length"
         return _to_raw(p, name, offset, length, in_member, truncation)
 
-    for item in _read_records(src, fmt, caps, resyncing=skip > 0):
+    for item in _read_records(src, fmt, caps, resyncing=skip > 0 and not exact,
+                              member_start=chain.start_inside):
         if isinstance(item, _Broken):
             corrupt = item.error_type == caps.corrupt
             bad = chain.current if corrupt else chain.member_at(item.start)[1]
@@ -555,7 +579,9 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, co
             record_id = item.record_id or (_salvage_record_id(fh, bad, codec) if corrupt else None)
             inside = item.start - chain.member_at(item.start)[0]
             where = f" (at byte {inside} of the decompressed member)" if inside else ""
-            yield _err(name, bad, error_type, item.message + where, record_id)
+            # (a record inside a member is located by its offset there, as a RawRecord is)
+            yield _err(name, bad, error_type, item.message + where, record_id,
+                       None if corrupt else inside or None)
             if corrupt:
                 return find_next_member(fh, bad + 1, codec), 0
             continue  # _read_records has resynchronized inside the stream
@@ -586,12 +612,14 @@ def _chain_records(chain: MemberChain, fh: BinaryIO, fmt: _Format, name: str, co
 
 def read_careful(fh: BinaryIO, name: str, codec: Codec | None, *, start: int = 0,
                  max_block: int = MAX_BLOCK, max_header: int = MAX_HEADER, warc: bool = False,
-                 ) -> Iterator[RawRecord | RecordError]:
+                 in_member: int = 0) -> Iterator[RawRecord | RecordError]:
     """Every record of ``fh`` from compressed offset ``start`` (a member or record start)
     on, as a :class:`RawRecord` or a ``RecordError``; ``codec`` None reads it plain.
     ``warc``: the file is known to be WARC (the fast path read WARC records in it), so a
     start that is not a record start is an error and a search for the next WARC record, not
-    the first line of an ARC file.
+    the first line of an ARC file. ``in_member``: a record starts that many bytes into the
+    decompressed member at ``start`` (a locator's ``offset_in_member``); the bytes before
+    it are not parsed.
 
     Never raises for bad data: a broken record gives a ``RecordError`` at its offset and
     reading resumes at the next record that can be found. Seeks back only to recover.
@@ -600,4 +628,4 @@ def read_careful(fh: BinaryIO, name: str, codec: Codec | None, *, start: int = 0
     if codec is None:
         yield from _iter_plain(fh, name, start, caps)
     else:
-        yield from _iter_members(fh, name, codec, start, caps)
+        yield from _iter_members(fh, name, codec, start, caps, in_member)

@@ -60,9 +60,10 @@ def _python_links(html: str, limits: tuple[int, ...]) -> tuple[int, list, list]:
 def _both_main_text(html: str, options: ExtractOptions) -> tuple[tuple, tuple]:
     fast = document.main_text(_native(html), options.drop_boilerplate_tags, options.drop_hidden,
                               options.prune_patterns, options.prefer_article,
-                              options.prune_max_share, options.article_min_share, 50)
-    marked, visible = marked_text(parse_document(html), options)
-    return fast, (prepare_blocks(marked), len(visible), visible[:50])
+                              options.prune_max_share, options.article_min_share,
+                              options.comments, options.comment_max_share, 50)
+    marked, visible, comments = marked_text(parse_document(html), options)
+    return fast, (prepare_blocks(marked), len(visible), visible[:50], prepare_blocks(comments))
 
 
 _TAGS = ["div", "p", "a", "span", "article", "section", "nav", "aside", "footer", "form", "ul",
@@ -79,7 +80,8 @@ _ATTRS = ['class="share"', 'class="content main"', "id=nav", "id=''", "class", "
           "alt=' a\tb '", "data-x=1", "CLASS=Sidebar",
           # class/id words searched in C for ASCII names, by Python's regex for the others
           # (str.lower() maps KELVIN SIGN to "k", so "coo\u212aie" names a cookie box)
-          'class="x-COMMENTS y"', "id=Social-Links", 'class="coo\u212aie"', 'class="nav\u0130"',
+          'class="x-COMMENTS y"', "id=Social-Links", 'class="entry author-x"', "id=comments",
+          'class="comment-body\u00a0entry"', 'class="Comment\u212a"', "class='POST by-author'", 'class="coo\u212aie"', 'class="nav\u0130"',
           "id=a", 'class=""', "class=breadcrumbs", 'class="menü"', "id=NAVBAR", "class=ta",
           # metadata: wanted and unwanted meta keys, canonical links, base, lang
           "property=og:title", "name=' Description\t'", "name=viewport", "content=x", "content",
@@ -122,15 +124,16 @@ def documents(draw: st.DrawFn) -> str:
 
 @native
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(documents(), st.integers(0, 15), st.sampled_from([0.01, 0.3, 1.0]), st.sampled_from([0.0, 0.15, 0.9]),
-       st.integers(0, 6))
+@given(documents(), st.integers(0, 31), st.sampled_from([0.01, 0.3, 1.0]), st.sampled_from([0.0, 0.15, 0.9]),
+       st.integers(0, 6), st.sampled_from([0.05, 0.9, 1.0]))
 def test_walks_equal_the_python_reference(
-    html: str, switches: int, share: float, article_share: float, max_links: int
+    html: str, switches: int, share: float, article_share: float, max_links: int, comment_share: float
 ) -> None:
-    on = [bool(switches & (1 << i)) for i in range(4)]
+    on = [bool(switches & (1 << i)) for i in range(5)]
     options = ExtractOptions(drop_boilerplate_tags=on[0], drop_hidden=on[1], prune_patterns=on[2],
                              prefer_article=on[3], prune_max_share=share,
-                             article_min_share=article_share)
+                             article_min_share=article_share, comments=on[4],
+                             comment_max_share=comment_share)
     fast, reference = _both_main_text(html, options)
     assert fast == reference
     facts = head_facts(scan(parse_document(html)))
@@ -246,6 +249,53 @@ def test_the_cpu_deadline_stops_the_parse_itself() -> None:
 
     with pytest.raises(document.ExtractionLimit, match="time-budget"):
         document.parse(b"<p>x</p>" * 10_000, 0, 0, time.thread_time())
+
+
+@native
+def test_the_cpu_deadline_is_checked_as_the_input_is_read_not_only_every_256_tokens() -> None:
+    # One start tag of 20,000 attributes is one token (and a document of four): the deadline,
+    # already past, stops the parse after the first 8 KiB of the tag, however few the tokens.
+    tag = b"<div " + b" ".join(b"a%d" % i for i in range(20_000)) + b">x</div>"
+    with pytest.raises(document.ExtractionLimit, match="time-budget: the parse passed the deadline"):
+        document.parse(tag, 0, 0, 1e-9)
+
+
+@native
+def test_a_start_tag_past_the_attribute_limit_is_refused_while_it_is_read() -> None:
+    # Unterminated at the end of the input, the tag is never emitted as a token: only the
+    # check after each piece of input sees it (the tokenizer compares each attribute of a tag
+    # with the ones before it, so a tag of 160,000 took 10-50 s before it was refused).
+    tag = b"<div " + b" ".join(b"a%d" % i for i in range(5_000))
+    with pytest.raises(document.ExtractionLimit, match="too-many-attributes: a start tag with more than 1024"):
+        document.parse(tag, 0, 1_024, 0.0)
+
+
+@native
+def test_distinct_names_past_max_names_refuse_the_document() -> None:
+    def custom_elements(count: int) -> bytes:
+        return b"".join(b"<x-%d></x-%d>" % (i, i) for i in range(count))
+
+    document.parse(custom_elements(100), 0, 0, 0.0, 100)
+    with pytest.raises(document.ExtractionLimit, match="too-many-names: more than 100 distinct tag and attribute"):
+        document.parse(custom_elements(101), 0, 0, 0.0, 100)
+    # names of Lexbor's own tables do not count, however often used; any other name does
+    document.parse(b"<div class=a id=b href=c style=d data-x=1>" * 3_000, 0, 0, 0.0, 1)
+    with pytest.raises(document.ExtractionLimit, match="too-many-names: more than 1 "):
+        document.parse(b"<div class=a data-x=1 data-y=2>", 0, 0, 0.0, 1)
+    # within one start tag too, before the tag ends (each tag under the attribute limit)
+    with pytest.raises(document.ExtractionLimit, match="too-many-names"):
+        document.parse(b"<div " + b" ".join(b"n%d" % i for i in range(5_000)), 0, 0, 0.0, 2_048)
+
+
+@native
+def test_a_page_of_many_distinct_names_is_refused_by_default() -> None:
+    # 3,000 distinct attribute names, 500 to a tag (each tag under the attribute limit): the
+    # lookups of a document's names grow with them (300,000 ran past the 10 s budget)
+    html = "<title>t</title>" + "".join(
+        "<div " + " ".join(f"data-n{t * 500 + k}" for k in range(500)) + ">x</div>" for t in range(6))
+    result = extract(html, _URL, "UTF-8")
+    assert result.title is None and result.errors == (
+        "parse: ExtractionLimit: too-many-names: more than 2048 distinct tag and attribute names",)
 
 
 @pytest.mark.parametrize("unit", ["<Div>", "<DIV>x", "<section>", "<b>", "<font size=2>", "<custom-el>",

@@ -199,3 +199,41 @@ def test_waste_count_matches_the_regex_over_the_whole_text(text: str) -> None:
     data = text.encode()
     count = _waste_counter(DEFAULT_WASTE_EXPRESSIONS)
     assert count(data, _maybe_waste(data)) == len(re.compile(DEFAULT_WASTE_EXPRESSIONS).findall(text))
+
+
+COMMENT = "I disagree with the treasurer: the budget was delayed because the council never met in June."
+THREAD = ("<div id=comments><h3>2 Comments</h3><ol class=commentlist>"
+          f"<li class=comment><p>{COMMENT}</p><a href=/r>Reply</a></li>"
+          "<li class=comment><p>Thanks for the report, this is exactly what the minutes say.</p></li>"
+          "</ol><div id=respond><form><p>Leave a reply: your email address will not be published."
+          "</p><textarea></textarea></form></div></div>")
+
+
+def test_comments_follow_the_article_by_default() -> None:
+    # Dragnet's gold keeps the comments; [extract] comments = false leaves them out
+    html = f"<body>{NAV}<article><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></article>{THREAD}"
+    text = _main(html)
+    assert text.index(PARAGRAPH) < text.index(COMMENT)
+    assert "exactly what the minutes say" in text
+    assert "Reply" not in text.split("\n")  # too short to be a comment
+    assert "Leave a reply" not in text  # the reply form is structural boilerplate
+    without = _main(html, replace(DEFAULTS, comments=False))
+    assert PARAGRAPH in without and COMMENT not in without
+
+
+def test_a_comment_section_outside_the_article_is_no_longer_scored_into_it() -> None:
+    long_thread = THREAD.replace("<li class=comment>", "<li class=comment><p>" + PARAGRAPH[::-1] + "</p>")
+    html = f"<body><div class=main><p>{PARAGRAPH}</p></div>{long_thread}"
+    text = _main(html, replace(DEFAULTS, comments=False))
+    assert text == PARAGRAPH
+
+
+def test_a_content_class_protects_its_element_from_the_other_class_words() -> None:
+    # TypePad: the post's wrapper is "entry-author-NAME entry-type-post entry"; "author" alone
+    # would prune it (it holds less than 30% of a page with a long sidebar)
+    sidebar = "<div id=sidebar>" + f"<p>{PARAGRAPH[::-1]}</p>" * 8 + "</div>"
+    html = (f"<body><div class='entry-author-garr entry-type-post entry'><p>{PARAGRAPH}</p></div>"
+            f"{sidebar}")
+    assert PARAGRAPH in _main(html)
+    html = f"<body><div class='entry-author-garr'><p>{PARAGRAPH}</p></div>{sidebar}"
+    assert PARAGRAPH not in _main(html)

@@ -27,7 +27,7 @@ _VALUES = st.tuples(
     st.text(max_size=20), st.integers(0, 2**40), st.integers(0, 2**40), st.text(max_size=20),
     st.sampled_from(["response", "request", "metadata"]), _TEXT, _TEXT, st.binary(max_size=50),
     st.none() | st.integers(100, 599), st.none(), _TEXT, _TEXT, _TEXT, _TEXT, st.booleans(), _TEXT,
-    _TEXT, st.none() | st.integers(0, 99), _TEXT)
+    _TEXT, st.none() | st.integers(0, 99), _TEXT, _TEXT)
 
 
 _HEADERS = st.lists(st.tuples(st.binary(max_size=8), st.binary(max_size=8)), max_size=3).map(tuple)
@@ -96,7 +96,7 @@ def test_same_record_as_the_constructor(values: tuple) -> None:
 
 def test_a_missing_or_extra_value_is_an_error() -> None:
     values = ("f", 0, 1, "id", "response", None, None, b"", None, None, None, None, None, None,
-              False, None, None, None, None)
+              False, None, None, None, None, None)
     assert fast._new_record(*values) == RawRecord(*values)
     with pytest.raises(TypeError):
         fast._new_record(*values[:-1])

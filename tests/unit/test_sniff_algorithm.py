@@ -131,6 +131,64 @@ def test_repair_leaves_true_declaration() -> None:
     assert (d.encoding, d.encoding_source) == ("windows-1251", "header")
 
 
+@pytest.mark.parametrize("text, codec, encoding", [
+    (RUSSIAN * 3, "cp1251", "windows-1251"),
+    (JAPANESE * 4, "cp932", "Shift_JIS"),
+])
+def test_repair_overrides_a_legacy_declaration_its_bytes_contradict(
+        text: str, codec: str, encoding: str) -> None:
+    # a long Shift_JIS or windows-1251 page sent as windows-1252: mojibake as declared,
+    # clean as what the detector says
+    body = f"<p>{text}</p>".encode(codec)
+    lied = "text/html; charset=windows-1252"
+    assert decode_html(body, lied).encoding == "windows-1252"
+    d = decode_html(body, lied, policy="repair")
+    assert (d.encoding, d.encoding_source, d.text) == (encoding, "repair-detected", f"<p>{text}</p>")
+    assert [s.kind for s in d.decision.signals].count("repair") == 1
+
+
+def test_repair_needs_enough_bytes_to_override_a_legacy_declaration() -> None:
+    from pipeline.encoding.sniff.algorithm import REPAIR_MIN_NON_ASCII
+
+    short = "<p>Привет</p>".encode("cp1251")  # 6 non-ASCII bytes
+    assert len(short.translate(None, bytes(range(0x80)))) < REPAIR_MIN_NON_ASCII
+    d = decode_html(short, "text/html; charset=windows-1252", policy="repair")
+    assert (d.encoding, d.encoding_source) == ("windows-1252", "header")
+
+
+def test_repair_never_overrides_an_operator_rule() -> None:
+    body = f"<p>{RUSSIAN * 3}</p>".encode("cp1251")
+    rule = Override("windows-1252", host="example.com", mode="force")
+    d = decode_html(body, "text/html", "http://example.com/",
+                    rules=EncodingOptions(policy="repair", overrides=(rule,)))
+    assert (d.encoding, d.encoding_source) == ("windows-1252", "rule")
+
+
+def test_the_decision_keeps_the_declaration_and_what_the_bytes_say() -> None:
+    body = f"<p>{RUSSIAN * 3}</p>".encode("cp1251")
+    lied = decide(body, "text/html; charset=iso-8859-1")
+    assert (lied.declared, lied.bytes_encoding, lied.bytes_evidence) == (
+        "windows-1252", "windows-1251", "detector")
+    assert lied.bytes_weight == sum(ch != " " and ord(ch) > 127 for ch in RUSSIAN * 3)
+    # the verdict is a column of its own: the signals are the decision's
+    assert [s.kind for s in lied.signals] == ["http-charset"]
+    valid = decide("<p>Café</p>".encode(), "text/html; charset=windows-1252")
+    assert (valid.declared, valid.bytes_encoding, valid.bytes_evidence, valid.bytes_weight) == (
+        "windows-1252", "UTF-8", "utf8", None)
+    ascii_only = decide(b"<meta charset=koi8-r><p>hi</p>")
+    assert (ascii_only.declared, ascii_only.bytes_encoding) == ("KOI8-R", None)
+    bom = decide(b"\xef\xbb\xbf<p>hi</p>", "text/html; charset=koi8-r")
+    assert (bom.declared, bom.bytes_encoding) == (None, None)
+
+
+def test_the_bytes_verdict_names_the_encodings_that_read_them_alike() -> None:
+    # "á" and "é" only: every Latin-1-like single-byte encoding reads them alike
+    d = decide("<p>Á é á é á é á é</p>".encode("cp1250"), "text/html")
+    assert d.bytes_encoding is not None and d.bytes_encoding not in d.bytes_alike
+    assert {"windows-1250", "windows-1252", "ISO-8859-2"} - {d.bytes_encoding} <= set(d.bytes_alike)
+    assert "windows-1251" not in d.bytes_alike
+
+
 def test_repair_detected_overrides_lying_utf8() -> None:
     body = (RUSSIAN * 4).encode("cp1251")
     d = decode_html(body, "text/html; charset=utf-8", None, policy="repair")

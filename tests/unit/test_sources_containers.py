@@ -11,6 +11,8 @@ import io
 import random
 import shutil
 import subprocess
+import tracemalloc
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,7 +24,12 @@ from fastwarc.warc import WarcRecord
 
 from pipeline.errors import RecordError
 from pipeline.sources.archive import iter_archive
-from pipeline.sources.containers import LZ4_MAX_BLOCKS, lz4_content_starts_with, lz4_frame_end
+from pipeline.sources.containers import (
+    LZ4_MAX_BLOCKS,
+    ZSTD,
+    lz4_content_starts_with,
+    lz4_frame_end,
+)
 from pipeline.sources.record import RawRecord
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,6 +170,61 @@ def test_a_corrupt_zstd_frame_is_an_error_and_the_next_frame_is_read(tmp_path: P
     kinds = [i.error_type if isinstance(i, RecordError) else i.record_type for i in items]
     assert kinds[0] == "warcinfo" and "source-zstd-corrupt" in kinds
     assert kinds[-3:] == ["response", "metadata", "response"]
+
+
+def _zeros_frame(codec: str, size: int) -> bytes:
+    """One member of ``size`` zero bytes (no record in it), written by a streaming compressor."""
+    if codec == "gzip":
+        comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+        return comp.compress(b"\0" * size) + comp.flush()
+    obj = zstandard.ZstdCompressor(level=3).compressobj()  # (no content size in the frame)
+    return obj.compress(b"\0" * size) + obj.flush()
+
+
+@pytest.mark.parametrize("codec", ["zstd", "gzip"])
+def test_a_member_of_junk_without_a_line_break_does_not_hide_the_record_after_it(
+        tmp_path: Path, codec: str) -> None:
+    # Zeros where a record should start: an error row; the search for the next record goes
+    # on at the next member's start (a line start), so the record there is read, not lost.
+    one = {"zstd": lambda raw: zstandard.ZstdCompressor().compress(raw),
+           "gzip": lambda raw: gzip.compress(raw, mtime=0)}[codec]
+    junk = _zeros_frame(codec, 1 << 20)
+    data = one(RECORDS[0]) + junk + one(RECORDS[2]) + one(RECORDS[4])
+    path = tmp_path / f"x.warc.{'zst' if codec == 'zstd' else 'gz'}"
+    path.write_bytes(data)
+    items = _read(path)
+    assert items == _read(path, "careful")
+    kinds = [i.error_type if isinstance(i, RecordError) else i.record_type for i in items]
+    assert kinds == ["warcinfo", "source-invalid-record-header", "response", "response"]
+    assert items[1].offset == len(one(RECORDS[0]))
+    assert items[2].warc_record_offset == len(one(RECORDS[0])) + len(junk)
+
+
+def test_a_zstd_frame_is_handed_out_in_pieces_each_output_byte_copied_once() -> None:
+    # 24 MiB of zeros in one frame: one piece of input decompresses to all of it (RLE
+    # blocks), which the reader asks for 64 KiB at a time. Bytes allocated (each a copy)
+    # must stay linear in the output: slicing the leftover off at every call allocated
+    # ~12 MiB a call, ~4.6 GiB in all.
+    size, step = 24 << 20, 1 << 16
+    frame = _zeros_frame("zstd", size)
+    d = ZSTD.new()
+    allocated = out = 0
+    tracemalloc.start()
+    try:
+        data = frame
+        while not d.eof:
+            before = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            piece = d.decompress(data, step)
+            allocated += tracemalloc.get_traced_memory()[1] - before
+            data = d.unconsumed_tail
+            assert len(piece) <= step
+            out += len(piece)
+            del piece
+    finally:
+        tracemalloc.stop()
+    assert out == size and d.unused_data == b""
+    assert allocated < 3 * size, allocated
 
 
 def _read_bytes(tmp_path: Path, data: bytes) -> list[RawRecord | RecordError]:

@@ -446,3 +446,127 @@ def test_the_header_reader_reads_real_headers_and_bounds_hostile_ones() -> None:
         parse_page_header(b"\x46" + b"\xff" * 20)  # field 4, i64, an endless varint
     with pytest.raises(PageHeaderError, match="field 2 has wire type 8"):
         parse_page_header(b"\x15\x00\x18\x00")  # field 2 as binary: not a page size
+
+
+# ---- metadata a worker cannot afford ----------------------------------------------------
+
+
+def _one_row_groups(tmp_path: Path, rows: int) -> str:
+    table = pa.table({"url": [f"http://a.test/{i}" for i in range(rows)], "body": [b"<p>x</p>"] * rows})
+    path = tmp_path / "groups.parquet"
+    pq.write_table(table, path, row_group_size=1)
+    return str(path)
+
+
+def _arrow_must_not_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Arrow was asked to parse a footer over the limits")
+
+    monkeypatch.setattr(pq, "ParquetFile", refuse)
+
+
+def test_a_file_of_more_column_chunks_than_the_limit_is_an_error_row_per_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 30 one-row row groups of 2 columns: 60 column chunks, over a limit of 50. Arrow's parse
+    # of such a footer holds ~1.4 KB a chunk (200,000 one-row groups: 860 MB), so it is not
+    # asked: the footer's first bytes give the rows, each an error row.
+    path = _one_row_groups(tmp_path, 30)
+    monkeypatch.setattr(parquet_source, "MAX_COLUMN_CHUNKS", 50)
+    _arrow_must_not_parse(monkeypatch)
+    out = list(iter_records(path))
+    assert [(e.stage, e.error_type, e.offset) for e in out] == [  # type: ignore[union-attr]
+        ("source", "source-metadata-too-large", i) for i in range(30)]
+    assert "30 row groups of 2 columns: 60 column chunks (the limit is 50)" in out[0].message  # type: ignore[union-attr]
+
+
+def test_a_footer_longer_than_the_limit_is_not_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _one_row_groups(tmp_path, 3)
+    monkeypatch.setattr(parquet_source, "MAX_FOOTER", 100)
+    _arrow_must_not_parse(monkeypatch)
+    out = list(iter_records(path))
+    assert [(e.error_type, e.offset) for e in out] == [  # type: ignore[union-attr]
+        ("source-metadata-too-large", i) for i in range(3)]
+    assert "bytes (the limit is 100); the file is not read" in out[0].message  # type: ignore[union-attr]
+
+
+def test_files_under_the_metadata_limits_are_read_as_before(tmp_path: Path) -> None:
+    path = _one_row_groups(tmp_path, 300)  # 600 column chunks
+    out = list(iter_records(path))
+    assert [r.url for r in out] == [f"http://a.test/{i}" for i in range(300)]  # type: ignore[union-attr]
+
+
+def test_the_footer_is_read_as_arrow_reads_it() -> None:
+    from pipeline.sources.parquet_pages import footer_facts, read_footer_facts
+
+    buf = io.BytesIO()
+    headers = pa.array([[("a", "b")]] * 5, pa.map_(pa.string(), pa.string()))
+    pq.write_table(pa.table({"url": ["u"] * 5, "body": [b"x"] * 5, "headers": headers}), buf, row_group_size=2)
+    facts = read_footer_facts(buf)
+    meta = pq.ParquetFile(buf).metadata
+    assert facts is not None and facts.length == meta.serialized_size
+    assert (facts.num_rows, facts.row_groups, facts.leaves) == (5, 3, meta.num_columns) == (5, 3, 4)
+    # a cut or corrupt footer gives what could be read, never an error or a loop
+    whole = buf.getvalue()[-8 - facts.length:-8]
+    for end in range(0, len(whole), 7):
+        footer_facts(whole[:end], facts.length)
+    assert read_footer_facts(io.BytesIO(b"PAR1 not a parquet file")) is None
+
+
+def _map_headers(fields: list[tuple[str, str]]) -> pa.Array:
+    return pa.array([fields, [("Content-Type", "text/html")]], pa.map_(pa.string(), pa.string()))
+
+
+def _kept_by_the_http_stage(fields: list[tuple[str, str]]) -> tuple[tuple[bytes, bytes], ...]:
+    from pipeline.http.message import parse_head
+
+    block = ("HTTP/1.1 200 OK\r\n" + "".join(f"{n}: {v}\r\n" for n, v in fields) + "\r\n<p>x").encode()
+    head = parse_head(block)
+    assert head is not None
+    return head.headers
+
+
+def test_a_header_map_is_cut_as_the_http_stage_cuts_a_header_section(tmp_path: Path) -> None:
+    # 100,000 fields and a line over 256 KiB: the fields a stored header section of the same
+    # lines would keep, no more (a map of 1,000,000 fields took a worker to 457 MB)
+    fields = [(f"X-Field-{i}", f"value {i}") for i in range(100_000)]
+    fields[3] = ("X-Long", "v" * (300 << 10))
+    path = write(tmp_path, pa.table({"url": ["http://a.test/1", "http://a.test/2"], "body": [b"<p>x"] * 2,
+                                     "headers": _map_headers(fields)}))
+    cut, whole = list(iter_records(path))
+    assert isinstance(cut, RawRecord) and isinstance(whole, RawRecord)
+    assert cut.http_headers == _kept_by_the_http_stage(fields)
+    assert 20_000 < len(cut.http_headers) < 30_000 and (b"X-Long", b"v" * (300 << 10)) not in cut.http_headers
+    assert (cut.block_truncated, cut.block_truncation) == (True, "http-headers")
+    resp = parse_response(cut)
+    assert not isinstance(resp, RecordError) and resp.content_truncated == "http-headers"
+    assert whole.http_headers == ((b"Content-Type", b"text/html"),) and not whole.block_truncated
+
+
+def test_a_header_list_of_structs_is_cut_too(tmp_path: Path) -> None:
+    fields = [{"name": f"X-{i}", "value": "v" * 1000} for i in range(2_000)]
+    kind = pa.list_(pa.struct([("name", pa.string()), ("value", pa.string())]))
+    path = write(tmp_path, pa.table({"url": ["http://a.test/"], "body": [b"<p>x"],
+                                     "headers": pa.array([fields], kind)}))
+    (rec,) = list(iter_records(path))
+    assert isinstance(rec, RawRecord) and rec.block_truncation == "http-headers"
+    assert rec.http_headers == _kept_by_the_http_stage([(f["name"], f["value"]) for f in fields])
+
+
+def test_a_raw_header_block_is_cut_before_it_is_read_and_parses_the_same(tmp_path: Path) -> None:
+    head = b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Field-%d: %s\r\n" % (i, b"v" * 100) for i in range(60_000))
+    assert len(head) > 2 * parquet_source.MAX_RAW_HEAD
+    path = write(tmp_path, pa.table({"url": ["http://a.test/"], "body": [b"<p>x"], "headers": [head]}))
+    (rec,) = list(iter_records(path))
+    assert isinstance(rec, RawRecord)
+    assert len(rec.http_block) < parquet_source.MAX_RAW_HEAD + 100
+    cut, whole = parse_response(rec), parse_response(
+        RawRecord(path, 0, 4, "id", "response", "http://a.test/", None, head + b"\r\n\r\n<p>x"))
+    assert not isinstance(cut, RecordError) and not isinstance(whole, RecordError)
+    assert cut.headers == whole.headers and cut.content_truncated == whole.content_truncated == "http-headers"
+
+
+def test_the_header_caps_are_the_http_stages() -> None:
+    from pipeline.http import message
+
+    assert parquet_source.MAX_HEADER_SECTION == message.MAX_HEAD
+    assert parquet_source.MAX_HEADER_LINE == message.MAX_FIELD_LINE

@@ -39,6 +39,7 @@ SINGLE_BYTE_INDEX: dict[str, str] = {
 }
 
 _ASCII = "".join(map(chr, range(0x80)))
+_HIGH = range(0x80, 0x100)
 
 
 @functools.cache
@@ -95,3 +96,27 @@ def _search(name: str) -> codecs.CodecInfo | None:
 
 
 codecs.register(_search)
+
+
+@functools.cache
+def _agreement(one: str, other: str) -> int:
+    """The bytes 0x80-0xFF that ``one`` and ``other`` decode alike, as a mask (bit ``i``:
+    byte ``0x80 + i``)."""
+    a, b = charmap(one), charmap(other)
+    return sum(1 << (byte - 0x80) for byte in _HIGH if a[byte] == b[byte])
+
+
+def read_alike(encoding: str, high: int) -> tuple[str, ...]:
+    """The other single-byte encodings that decode every byte of ``high`` (a mask of the
+    bytes 0x80-0xFF a body holds: bit ``i`` is byte ``0x80 + i``) as ``encoding`` does, so
+    that the body's text is the same under each of them. () for a multi-byte encoding.
+
+    >>> read_alike("windows-1250", 1 << (0xE1 - 0x80))[:3]  # only "á"
+    ('ISO-8859-2', 'ISO-8859-3', 'ISO-8859-4')
+    >>> "windows-1252" in read_alike("windows-1250", 1 << (0xF5 - 0x80))  # "ő" vs "õ"
+    False
+    """
+    if encoding not in SINGLE_BYTE_INDEX:
+        return ()
+    return tuple(other for other in SINGLE_BYTE_INDEX
+                 if other != encoding and _agreement(encoding, other) & high == high)

@@ -22,18 +22,30 @@ Order per policy (``DESIGN.md`` "Encoding decision"):
 
 from __future__ import annotations
 
-from pipeline.encoding.decision import Confidence, EncodingDecision, EncodingSource, Signal
+from typing import Literal
+
+from pipeline.encoding.decision import (
+    DECLARED_SOURCES,
+    BytesEvidence,
+    Confidence,
+    EncodingDecision,
+    EncodingSource,
+    Signal,
+)
 from pipeline.encoding.decoders import decode
+from pipeline.encoding.decoders.single_byte import read_alike
 from pipeline.encoding.lookup import get_an_encoding
+from pipeline.encoding.mojibake import MOJIBAKE_THRESHOLD, mojibake_score
 from pipeline.encoding.options import EncodingOptions, Override
 from pipeline.encoding.sniff import ced
 from pipeline.encoding.sniff.bom import bom_sniff
 from pipeline.encoding.sniff.browser_detect import emulate_chromium_detection
 from pipeline.encoding.sniff.detect import (
     has_iso_2022_jp_escapes,
+    high_bytes,
     utf16_without_bom,
 )
-from pipeline.encoding.sniff.evidence import Evidence, match_override, meta_label
+from pipeline.encoding.sniff.evidence import Evidence, meta_label, override_index
 from pipeline.encoding.sniff.late_meta import (
     BYTES_TO_CHECK_UNCONDITIONALLY,
 )
@@ -44,12 +56,16 @@ from pipeline.http.content_type import charset_from_content_type, essence_and_ch
 
 #: repair-utf8 needs at least this many valid multi-byte sequences and no malformed one.
 REPAIR_MIN_MULTIBYTE = 2
+#: repair-detected overrides a legacy declaration only on at least this many non-ASCII bytes
+#: (in the detector's sample): below it a detector's confidence and a mojibake score are
+#: ratios over too few characters. Fitted by ``scripts/fit_repair.py`` (docs/sniffing.md).
+REPAIR_MIN_NON_ASCII = 48
+_ASCII_BYTES = bytes(range(0x80))
+_HIGH_BYTES = bytes(range(0x80, 0x100))
 #: A UTF-16 declaration with no NUL byte in this many bytes is repaired (repair policy).
 _UTF16_NUL_WINDOW = 4096
 #: Bytes the lenient-meta agreement check decodes.
 _LENIENT_AGREEMENT_BYTES = 65536
-
-_DECLARED: frozenset[str] = frozenset({"header", "meta", "xml", "late-meta", "rule"})
 
 
 def decide(
@@ -104,7 +120,8 @@ def _decide(
             "crawler-charset", crawler_charset, get_an_encoding(crawler_charset),
             "the crawler's own verdict: recorded for audit only",
         ))
-    rule = match_override(options.overrides, url)
+    override = override_index(options.overrides, url)
+    rule = None if override is None else options.overrides[override]
     rule_encoding = get_an_encoding(rule.encoding) if rule is not None else None
     if rule is not None:
         signals.append(Signal(
@@ -122,6 +139,17 @@ def _decide(
         encoding, source = _standard(evidence, bom, http_encoding, rule, rule_encoding)
         if options.policy == "repair":
             encoding, source = _repair(evidence, encoding, source)
+    # What the decision saw; the page's own declaration and the bytes' verdict, found after
+    # it (a header-declared page never paid for the later steps), are columns of their own.
+    seen, meta_charset = tuple(signals), meta_label(evidence)
+    declared = _declared(evidence, http_encoding) if bom is None else None
+    reading = _read_bytes(evidence, lenient=False) if bom is None else None
+    weight: int | None = None
+    alike: tuple[str, ...] = ()
+    if reading is not None and reading[1] in ("detector", "detector-weak"):
+        sample = evidence.sample()
+        weight = len(sample) - len(sample.translate(None, _HIGH_BYTES))
+        alike = read_alike(reading[0], high_bytes(body))
     return EncodingDecision(
         encoding=encoding,
         encoding_source=source,
@@ -130,9 +158,15 @@ def _decide(
         confidence=_confidence(source),
         policy=options.policy,
         http_charset=http_label,
-        meta_charset=meta_label(evidence),
+        meta_charset=meta_charset,
         bom=bom,
-        signals=tuple(signals),
+        signals=seen,
+        declared=declared[0] if declared is not None else None,
+        bytes_encoding=reading[0] if reading is not None else None,
+        bytes_evidence=reading[1] if reading is not None and reading[1] != "malformed-meta" else None,
+        bytes_weight=weight,
+        bytes_alike=alike,
+        override=override,
     )
 
 
@@ -149,6 +183,29 @@ def _standard(
         return bom, "bom"
     if rule is not None and rule_encoding is not None and rule.mode == "force":
         return rule_encoding, "rule"
+    declared = _declared(evidence, http_encoding)
+    if declared is not None:
+        return declared
+    if rule is not None and rule_encoding is not None:
+        return rule_encoding, "rule"
+    reading = _read_bytes(evidence, lenient=True)
+    if reading is not None:
+        encoding, kind = reading
+        return encoding, "utf8" if kind == "utf8" else "detected"
+    if evidence.body.isascii():
+        evidence.signals.append(Signal(
+            "ascii", None, "windows-1252", "pure ASCII: any ASCII-compatible encoding reads it the same",
+        ))
+        return "windows-1252", "default"
+    default = tld_default(evidence.url, evidence.options.default_encoding)
+    evidence.signals.append(Signal("tld-default", evidence.tld, default, "nothing else to go on"))
+    return default, "default"
+
+
+def _declared(evidence: Evidence, http_encoding: str | None) -> tuple[str, EncodingSource] | None:
+    """The encoding the page's own declarations give, in the standard order, and which one
+    gave it: the transport layer, the prescan, the parser's late ``<meta>``, the XML
+    declaration; None when it declares nothing usable."""
     if http_encoding is not None:
         return http_encoding, "header"
     # Prescan: "If the prescan returns an encoding, return it with confidence tentative."
@@ -167,39 +224,43 @@ def _standard(
     xml = evidence.xml()
     if xml is not None and xml.encoding is not None:
         return xml.encoding, "xml"
-    if rule is not None and rule_encoding is not None:
-        return rule_encoding, "rule"
+    return None
+
+
+def _read_bytes(
+    evidence: Evidence, *, lenient: bool,
+) -> tuple[str, BytesEvidence | Literal["malformed-meta"]] | None:
+    """What the bytes alone decode as, and how strongly they say it: the standard policy's
+    steps for a page that declares nothing. None for ASCII-only bytes and when the detector
+    has no answer. ``lenient``: a malformed ``<meta>`` the bytes agree with counts (the
+    standard policy's evidence; the bytes' own verdict leaves every declaration out)."""
     body = evidence.body
     utf16 = utf16_without_bom(body)
     if utf16 is not None:
         evidence.signals.append(Signal("utf16-pattern", None, utf16, "NUL bytes at one parity: BOM-less UTF-16"))
-        return utf16, "detected"
+        return utf16, "pattern"
     if body.isascii():
         if has_iso_2022_jp_escapes(body):
             evidence.signals.append(Signal("iso-2022-jp-escapes", None, "ISO-2022-JP", "7-bit with JIS escape sequences"))
-            return "ISO-2022-JP", "detected"
-        evidence.signals.append(Signal(
-            "ascii", None, "windows-1252", "pure ASCII: any ASCII-compatible encoding reads it the same",
-        ))
-        return "windows-1252", "default"
+            return "ISO-2022-JP", "pattern"
+        return None
     if evidence.utf8().is_utf8:
         return "UTF-8", "utf8"
-    lenient = lenient_meta_label(body)
-    if lenient is not None:
-        encoding, label = lenient
-        agrees = encoding != "UTF-8" and decode(body[:_LENIENT_AGREEMENT_BYTES], encoding).decode_errors == 0
-        evidence.signals.append(Signal(
-            "malformed-meta", label, encoding,
-            "the bytes agree: used as detection evidence" if agrees else "the bytes disagree: ignored",
-        ))
-        if agrees:
-            return encoding, "detected"
+    if lenient:
+        found = lenient_meta_label(body)
+        if found is not None:
+            encoding, label = found
+            agrees = encoding != "UTF-8" and decode(body[:_LENIENT_AGREEMENT_BYTES], encoding).decode_errors == 0
+            evidence.signals.append(Signal(
+                "malformed-meta", label, encoding,
+                "the bytes agree: used as detection evidence" if agrees else "the bytes disagree: ignored",
+            ))
+            if agrees:
+                return encoding, "malformed-meta"
     guess = evidence.guess()
     if guess is not None:
-        return guess.encoding, "detected"
-    default = tld_default(evidence.url, evidence.options.default_encoding)
-    evidence.signals.append(Signal("tld-default", evidence.tld, default, "nothing else to go on"))
-    return default, "default"
+        return guess.encoding, "detector" if guess.confident else "detector-weak"
+    return None
 
 
 _XML_TYPES = frozenset({"text/xml", "application/xml"})
@@ -268,7 +329,7 @@ def browser_encoding(
 
 
 def _repair(evidence: Evidence, encoding: str, source: EncodingSource) -> tuple[str, EncodingSource]:
-    if source not in _DECLARED:
+    if source not in DECLARED_SOURCES:
         return encoding, source
     body = evidence.body
     if encoding in ("UTF-16LE", "UTF-16BE") and b"\x00" not in body[:_UTF16_NUL_WINDOW] and (
@@ -292,6 +353,14 @@ def _repair(evidence: Evidence, encoding: str, source: EncodingSource) -> tuple[
                 f"declared {encoding} but the body is valid UTF-8 ({check.multibyte} multi-byte sequences)",
             ))
             return "UTF-8", "repair-utf8"
+        contradicting = _contradicting_guess(evidence, encoding) if source != "rule" else None
+        if contradicting is not None:
+            evidence.signals.append(Signal(
+                "repair", encoding, contradicting,
+                f"declared {encoding} but the bytes read as it are mojibake and read cleanly as "
+                f"{contradicting} (the detector's confident answer)",
+            ))
+            return contradicting, "repair-detected"
         return encoding, source
     # A UTF-8 declaration on bytes that are mostly malformed as UTF-8.
     if not check.is_utf8 and check.errors > check.multibyte:
@@ -303,3 +372,26 @@ def _repair(evidence: Evidence, encoding: str, source: EncodingSource) -> tuple[
             ))
             return guess.encoding, "repair-detected"
     return encoding, source
+
+
+def _contradicting_guess(evidence: Evidence, declared: str) -> str | None:
+    """The detector's answer when the bytes contradict a legacy declaration as plainly as
+    valid UTF-8 would: read as declared they score as mojibake, the detector is confident of
+    another encoding, which reads them without a malformed sequence and below the mojibake
+    threshold, and they hold at least :data:`REPAIR_MIN_NON_ASCII` non-ASCII bytes. (An
+    operator's rule is never second-guessed: the caller leaves ``rule`` decisions alone.)"""
+    guess = evidence.guess()
+    if guess is None or not guess.confident or guess.encoding == declared:
+        return None
+    sample = evidence.sample()
+    if len(sample.translate(None, _ASCII_BYTES)) < REPAIR_MIN_NON_ASCII:
+        return None
+    if mojibake_score(decode(sample, declared).text, declared) <= MOJIBAKE_THRESHOLD:
+        return None
+    as_guessed = decode(sample, guess.encoding)
+    # (a sample cut from a longer body may end inside a character)
+    if as_guessed.decode_errors > int(len(sample) < len(evidence.body)):
+        return None
+    if mojibake_score(as_guessed.text, guess.encoding) > MOJIBAKE_THRESHOLD:
+        return None
+    return guess.encoding

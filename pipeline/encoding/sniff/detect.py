@@ -250,3 +250,15 @@ def detector_sample(body: bytes, max_bytes: int, max_non_ascii: int = DETECTOR_M
 
 
 _ASCII = bytes(range(0x80))
+
+
+def high_bytes(body: bytes) -> int:
+    """The bytes 0x80-0xFF that occur in ``body``, as a mask (bit ``i``: byte ``0x80 + i``).
+
+    >>> bin(high_bytes(b"a\\x80b\\x82\\x80"))
+    '0b101'
+    """
+    import numpy as np
+
+    present = np.bincount(np.frombuffer(body, dtype=np.uint8), minlength=256)[0x80:] > 0
+    return int.from_bytes(np.packbits(present, bitorder="little").tobytes(), "little")
