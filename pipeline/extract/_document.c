@@ -117,6 +117,7 @@ static PyObject *style_hidden_fn;                 /* str -> bool */
 static PyObject *names_boilerplate_fn;            /* str -> bool */
 static PyObject *role_boilerplate_fn;             /* str -> bool */
 static PyObject *names_comment_fn;                /* str -> bool (set by configure_patterns) */
+static PyObject *names_comment_form_fn;           /* str -> bool (set by configure_patterns) */
 static int configured;
 
 /* ---- growable buffers ---------------------------------------------------------- */
@@ -932,7 +933,7 @@ static int measures_push(measures_t *v, lxnode *n, size_t length) {
     return 0;
 }
 
-enum { TEST_NONE, TEST_ARTICLE, TEST_STRUCTURE, TEST_PATTERN, TEST_COMMENT };
+enum { TEST_NONE, TEST_ARTICLE, TEST_STRUCTURE, TEST_PATTERN, TEST_COMMENT, TEST_COMMENT_INSIDE };
 
 /* One measuring pass: the running stripped-text length, and the length of every
  * element the pass's test selects. */
@@ -1004,11 +1005,15 @@ typedef struct {
     /* the words starting with byte c are words[first_from[c] .. first_to[c]) */
     unsigned char first_from[256], first_to[256];
 } wordset_t;
-static wordset_t boilerplate_words, comment_words;
+static wordset_t boilerplate_words, comment_words, comment_form_words;
 /* main_text.CONTENT_CLASSES: class tokens (ASCII lowercase) that exempt an element */
 static char *content_classes[MAX_PATTERNS];
 static size_t content_class_len[MAX_PATTERNS];
 static Py_ssize_t content_class_count;
+/* main_text.HIDDEN_CLASSES: class tokens (ASCII lowercase) that hide an element */
+static char *hidden_classes[MAX_PATTERNS];
+static size_t hidden_class_len[MAX_PATTERNS];
+static Py_ssize_t hidden_class_count;
 
 static inline int is_ascii(const unsigned char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -1032,22 +1037,51 @@ static int ascii_pattern_in(const wordset_t *ws, const unsigned char *s, size_t 
 }
 
 /* Whether a token of the class value (split on ASCII white space, HTML's "split a string on
- * ASCII whitespace") is, ASCII-lowercased, one of CONTENT_CLASSES. */
-static int has_content_class(const lxstr *cls) {
+ * ASCII whitespace") is, ASCII-lowercased, one of `words` (CONTENT_CLASSES, HIDDEN_CLASSES). */
+static int has_class_token(const lxstr *cls, char **words, const size_t *lens, Py_ssize_t count) {
     const unsigned char *s = cls->data;
     size_t n = cls->length, i = 0;
     while (i < n) {
         while (i < n && is_ascii_space(s[i])) i++;
         size_t start = i;
         while (i < n && !is_ascii_space(s[i])) i++;
-        for (Py_ssize_t k = 0; k < content_class_count && i > start; k++) {
-            if (content_class_len[k] != i - start) continue;
+        for (Py_ssize_t k = 0; k < count && i > start; k++) {
+            if (lens[k] != i - start) continue;
             size_t j = 0;
-            while (j < i - start && ascii_lower(s[start + j]) == (unsigned char)content_classes[k][j]) j++;
+            while (j < i - start && ascii_lower(s[start + j]) == (unsigned char)words[k][j]) j++;
             if (j == i - start) return 1;
         }
     }
     return 0;
+}
+
+static int has_content_class(const lxstr *cls) {
+    return has_class_token(cls, content_classes, content_class_len, content_class_count);
+}
+
+/* Whether the class and id names, "class id", hold one of the words (`fn`, Python's test,
+ * for non-ASCII names: str.lower() is Unicode's); tmp is scratch. */
+static int names_hold(const lxstr *cv, const lxstr *iv, buf_t *tmp, const wordset_t *ws, PyObject *fn) {
+    tmp->len = 0;
+    if ((cv && buf_put(tmp, cv->data, cv->length) < 0) || buf_put(tmp, " ", 1) < 0 ||
+        (iv && buf_put(tmp, iv->data, iv->length) < 0))
+        return -1;
+    lxstr names = {(unsigned char *)tmp->data, tmp->len};
+    if (ws->count > 0 && is_ascii(names.data, names.length))
+        return names.length > 1 && ascii_pattern_in(ws, names.data, names.length);
+    return call_test(fn, &names);
+}
+
+/* main_text._comment_inside_test without its structural part: a hidden class token (with
+ * drop_hidden) or class/id words naming the reply form (COMMENT_FORM_PATTERNS). */
+static int comment_inside(measure_t *m, lxnode *n) {
+    if (((const lxelement *)n)->first_attr == NULL) return 0;
+    lxattr *cls = find_attr(n, A_CLASS), *id = find_attr(n, A_ID);
+    const lxstr *cv = attr_value(cls), *iv = attr_value(id);
+    if (m->drop_hidden && cv != NULL && has_class_token(cv, hidden_classes, hidden_class_len, hidden_class_count))
+        return 1;
+    if (cls == NULL && id == NULL) return 0;
+    return names_hold(cv, iv, &m->names, &comment_form_words, names_comment_form_fn);
 }
 
 /* main_text._classed_test: an element of a `flag` tag whose class and/or id is present and
@@ -1058,16 +1092,7 @@ static int classed(lxnode *n, buf_t *tmp, const wordset_t *ws, PyObject *fn, uns
     lxattr *cls = find_attr(n, A_CLASS), *id = find_attr(n, A_ID);
     if (cls == NULL && id == NULL) return 0;
     const lxstr *cv = attr_value(cls), *iv = attr_value(id);
-    tmp->len = 0;
-    if ((cv && buf_put(tmp, cv->data, cv->length) < 0) || buf_put(tmp, " ", 1) < 0 ||
-        (iv && buf_put(tmp, iv->data, iv->length) < 0))
-        return -1;
-    lxstr names = {(unsigned char *)tmp->data, tmp->len};
-    int hit;
-    if (ws->count > 0 && is_ascii(names.data, names.length))
-        hit = names.length > 1 && ascii_pattern_in(ws, names.data, names.length);
-    else
-        hit = call_test(fn, &names);
+    int hit = names_hold(cv, iv, tmp, ws, fn);
     if (hit <= 0) return hit;
     return !(cv != NULL && has_content_class(cv));
 }
@@ -1108,6 +1133,10 @@ static int measure_enter(walker *w, lxnode *n) {
         break;
     case TEST_COMMENT:
         selected = classed(n, &m->names, &comment_words, names_comment_fn, F_COMMENT);
+        break;
+    case TEST_COMMENT_INSIDE:
+        selected = structural(m, n);
+        if (selected == 0) selected = comment_inside(m, n);
         break;
     }
     if (selected < 0) return -1;
@@ -1161,10 +1190,20 @@ typedef struct {
     const nodeset_t *removed;
     const unsigned char *kind_of;
     buf_t out;
+    size_t links;  /* link elements open (entered, not left) */
 } marker_t;
 
 static const char HARD[] = "\xee\x80\x80", LINK_OPEN[] = "\xee\x80\x81",
                   LINK_CLOSE[] = "\xee\x80\x82", LINE[] = "\xee\x80\x83";
+
+/* A block boundary; inside a link the link is closed before it and opened again after it
+ * (main_text.LINKED_HARD: the text of a teaser card, a link around a heading and a summary,
+ * stays link text in each block the boundary cuts it into). */
+static int put_hard(marker_t *m) {
+    if (m->links == 0) return buf_put(&m->out, HARD, 3);
+    if (buf_put(&m->out, LINK_CLOSE, 3) < 0 || buf_put(&m->out, HARD, 3) < 0) return -1;
+    return buf_put(&m->out, LINK_OPEN, 3);
+}
 
 static int mark_enter(walker *w, lxnode *n) {
     marker_t *m = (marker_t *)w;
@@ -1177,9 +1216,11 @@ static int mark_enter(walker *w, lxnode *n) {
     unsigned tag = tag_of(n);
     if ((tag_flags[tag] & F_INVISIBLE) || nodeset_has(m->removed, n)) return 0;
     switch (m->kind_of[tag]) {
-    case K_BLOCK: return buf_put(&m->out, HARD, 3) < 0 ? -1 : 1;
+    case K_BLOCK: return put_hard(m) < 0 ? -1 : 1;
     case K_LINE: return buf_put(&m->out, LINE, 3) < 0 ? -1 : 1;
-    case K_LINK: return buf_put(&m->out, LINK_OPEN, 3) < 0 ? -1 : 1;
+    case K_LINK:
+        m->links++;
+        return buf_put(&m->out, LINK_OPEN, 3) < 0 ? -1 : 1;
     }
     return 1;
 }
@@ -1187,8 +1228,10 @@ static int mark_enter(walker *w, lxnode *n) {
 static int mark_leave(walker *w, lxnode *n) {
     marker_t *m = (marker_t *)w;
     switch (m->kind_of[tag_of(n)]) {
-    case K_BLOCK: return buf_put(&m->out, HARD, 3);
-    case K_LINK: return buf_put(&m->out, LINK_CLOSE, 3);
+    case K_BLOCK: return put_hard(m);
+    case K_LINK:
+        m->links--;
+        return buf_put(&m->out, LINK_CLOSE, 3);
     }
     return 0;
 }
@@ -1229,8 +1272,9 @@ static int is_ancestor_or_self(const lxnode *anc, const lxnode *n) {
 /* The comment sections (main_text._comment_sections) among the candidates (the comment-classed
  * elements under root and their lengths, as the first measuring pass found them): the
  * outermost elements under root whose class/id names comments, each holding less than max_share of the visible text and none of
- * them the scope or an ancestor of it. Each is added to `removed`; with `out`, each section's
- * marked text (hidden and structural boilerplate inside it removed) is appended to out, the
+ * them the scope or an ancestor of it. Each is added to `removed`; with `out`, the marked
+ * text of each section that is not boilerplate itself (main_text._boilerplate_section), with
+ * what main_text._comment_inside_test selects inside it removed, is appended to out, the
  * sections separated by block markers. */
 static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *scope,
                             size_t visible_chars, double max_share, int drop_tags, int drop_hidden,
@@ -1240,6 +1284,9 @@ static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *
     for (size_t i = 0; i < candidates->len && rc == 0; i++) rc = nodeset_add(&found, candidates->items[i].node);
     double limit = max_share * (double)visible_chars;
     int first = 1;
+    measure_t probe = {0};  /* the structural and class/id tests' settings and scratch */
+    probe.drop_tags = drop_tags;
+    probe.drop_hidden = drop_hidden;
     /* the candidates are in leave order: for elements none of which holds another, tree order */
     for (size_t i = 0; i < candidates->len && rc == 0; i++) {
         lxnode *n = candidates->items[i].node;
@@ -1250,10 +1297,14 @@ static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *
             continue;
         if ((rc = nodeset_add(removed, n)) < 0) break;
         if (out == NULL) continue;
+        /* a comment-named aside, form, modal or widget is boilerplate, not the comments */
+        int junk = structural(&probe, n);
+        if (junk == 0) junk = classed(n, &probe.names, &boilerplate_words, names_boilerplate_fn, F_PATTERN);
+        if (junk < 0) rc = -1;
+        if (junk != 0) continue;
         nodeset_t inside = {0};
-        marker_t mk = {{mark_enter, mark_leave}, &inside, kinds, {0}};
-        if ((drop_tags || drop_hidden) &&
-            prune(n, TEST_STRUCTURE, drop_tags, drop_hidden, EVERY_SHARE, &inside) < 0)
+        marker_t mk = {{mark_enter, mark_leave}, &inside, kinds, {0}, 0};
+        if (prune(n, TEST_COMMENT_INSIDE, drop_tags, drop_hidden, EVERY_SHARE, &inside) < 0)
             rc = -1;
         if (rc == 0 && !first && buf_put(out, HARD, 3) < 0) rc = -1;
         if (rc == 0 && walk(n, &mk.w) < 0) rc = -1;
@@ -1263,6 +1314,7 @@ static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *
         PyMem_Free(mk.out.data);
     }
     PyMem_Free(found.slots);
+    measure_free(&probe);
     return rc;
 }
 
@@ -1271,7 +1323,7 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
                               int comments, double comment_max_share, Py_ssize_t prefix_chars) {
     PyObject *result = NULL, *visible = NULL;
     nodeset_t removed = {0};
-    marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}};
+    marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}, 0};
     buf_t comment_text = {0};
 
     /* Visible text and the article candidates (main_text._container), in tree order;
@@ -1899,18 +1951,25 @@ static int store_wordset(PyObject *tuple, wordset_t *ws, const char *what) {
     return 0;
 }
 
-/* configure_patterns(words, comment_words, content_classes, comment_names) */
+/* configure_patterns(words, comment_words, content_classes, comment_names, hidden_classes,
+ * comment_form_words, comment_form_names) */
 static PyObject *py_configure_patterns(PyObject *self, PyObject *args) {
-    PyObject *words, *comments, *content, *fn;
-    if (!PyArg_ParseTuple(args, "OOOO", &words, &comments, &content, &fn)) return NULL;
+    PyObject *words, *comments, *content, *fn, *hidden, *form, *form_fn;
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &words, &comments, &content, &fn, &hidden, &form, &form_fn))
+        return NULL;
     if (refuse_while_walking() < 0) return NULL;
     if (!PyCallable_Check(fn)) return PyErr_Format(PyExc_TypeError, "comment_names must be callable");
+    if (!PyCallable_Check(form_fn)) return PyErr_Format(PyExc_TypeError, "comment_form_names must be callable");
     if (store_wordset(words, &boilerplate_words, "words") < 0 ||
         store_wordset(comments, &comment_words, "comment words") < 0 ||
         store_words(content, MAX_PATTERNS, content_classes, content_class_len, &content_class_count,
-                    "content classes") < 0)
+                    "content classes") < 0 ||
+        store_words(hidden, MAX_PATTERNS, hidden_classes, hidden_class_len, &hidden_class_count,
+                    "hidden classes") < 0 ||
+        store_wordset(form, &comment_form_words, "comment form words") < 0)
         return NULL;
     Py_XSETREF(names_comment_fn, Py_NewRef(fn));
+    Py_XSETREF(names_comment_form_fn, Py_NewRef(form_fn));
     Py_RETURN_NONE;
 }
 
@@ -2428,10 +2487,11 @@ static PyMethodDef methods[] = {
      "configure(tag_flags, kinds, container_kinds, style_hidden, names_boilerplate, "
      "role_boilerplate): tag-name tables and the Python tests of the main-text walks"},
     {"configure_patterns", py_configure_patterns, METH_VARARGS,
-     "configure_patterns(words, comment_words, content_classes, comment_names): ASCII lowercase "
-     "class/id words of boilerplate and of comment sections, searched in C for ASCII names "
-     "(comment_names: the Python test for the others), and the class tokens that exempt an "
-     "element"},
+     "configure_patterns(words, comment_words, content_classes, comment_names, hidden_classes, "
+     "comment_form_words, comment_form_names): ASCII lowercase class/id words of boilerplate, "
+     "of comment sections and of their reply forms, searched in C for ASCII names (comment_names, "
+     "comment_form_names: the Python tests for the others), the class tokens that exempt an "
+     "element and those that hide one"},
     {"configure_urls", py_configure_urls, METH_VARARGS,
      "configure_urls(kinds, per_element, global, keep_empty, resource_rels, js_types, json_types)"},
     {"configure_head", py_configure_head, METH_VARARGS,

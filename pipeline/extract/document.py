@@ -35,10 +35,12 @@ from pipeline.extract.main_text import (
     BOILERPLATE_PATTERNS,
     BOILERPLATE_ROLES,
     BOILERPLATE_TAGS,
+    COMMENT_FORM_PATTERNS,
     COMMENT_PATTERNS,
     COMMENT_TAGS,
     CONTAINER_MARK_KINDS,
     CONTENT_CLASSES,
+    HIDDEN_CLASSES,
     HIDDEN_STYLE,
     MARK_KINDS,
     PATTERN_TAGS,
@@ -100,6 +102,7 @@ def _configure(core: Any) -> None:
     style = HIDDEN_STYLE.search
     names = boilerplate_pattern(BOILERPLATE_PATTERNS).search
     comment_names = boilerplate_pattern(COMMENT_PATTERNS).search
+    form_names = boilerplate_pattern(COMMENT_FORM_PATTERNS).search
     core.configure(
         flags, MARK_KINDS, CONTAINER_MARK_KINDS,
         # Cached: pages repeat the same class/style values on many elements, and each test
@@ -109,13 +112,15 @@ def _configure(core: Any) -> None:
         lambda value: value.lower() in BOILERPLATE_ROLES,
     )
     # the class/id words, searched in C for ASCII names (others go to the regexes); the
-    # content class tokens are compared ASCII-lowercased in C, str.lower()ed in Python: the
-    # same answer as long as no word holds a "k" (KELVIN SIGN lowercases to it)
-    if any("k" in word for word in CONTENT_CLASSES):
-        raise RuntimeError("a content class the compiled test cannot match like str.lower()")
+    # content and hidden class tokens are compared ASCII-lowercased in C, str.lower()ed in
+    # Python: the same answer as long as no word holds a "k" (KELVIN SIGN lowercases to it)
+    if any("k" in word for word in CONTENT_CLASSES | HIDDEN_CLASSES):
+        raise RuntimeError("a class token the compiled test cannot match like str.lower()")
     core.configure_patterns(
         tuple(BOILERPLATE_PATTERNS), tuple(COMMENT_PATTERNS), tuple(sorted(CONTENT_CLASSES)),
-        lru_cache(maxsize=4096)(lambda value: len(value) > 1 and comment_names(value.lower()) is not None))
+        lru_cache(maxsize=4096)(lambda value: len(value) > 1 and comment_names(value.lower()) is not None),
+        tuple(sorted(HIDDEN_CLASSES)), tuple(COMMENT_FORM_PATTERNS),
+        lru_cache(maxsize=4096)(lambda value: len(value) > 1 and form_names(value.lower()) is not None))
     # The C walk ASCII-lowercases meta keys where meta.wanted_key uses str.lower(): the same
     # answer as long as no non-ASCII character lowercases into a wanted key (only KELVIN
     # SIGN -> "k" and I WITH DOT -> "i" + U+0307 lowercase into ASCII letters at all).

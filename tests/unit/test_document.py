@@ -176,7 +176,8 @@ def test_a_body_a_frameset_replaced_is_not_read_on_either_path(monkeypatch: pyte
 
 
 @native
-@pytest.mark.parametrize("piece", ["<a href=/x>a", "<h2>a", "<script>a", "<", "<span>x", "<Div>x"])
+@pytest.mark.parametrize("piece", ["<a href=/x>a", "<h2>a", "<script>a", "<", "<span>x", "<Div>x",
+                                   "<a href=/x><div>card</div>text</a>"])
 def test_both_paths_agree_on_hostile_input(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
     html = "<body>" + piece * 2000
     fast = extract(html, "http://h.example/", "UTF-8")

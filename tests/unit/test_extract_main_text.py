@@ -132,7 +132,8 @@ def test_waste_expressions_score_a_block_down() -> None:
 
 def test_options_are_per_call_not_shared_state() -> None:
     html = f"<div><p>{PARAGRAPH}</p></div>"
-    strict = replace(ExtractOptions(), threshold=10_000.0)
+    # (no fallback: a page this small would otherwise get its longest block)
+    strict = replace(ExtractOptions(), threshold=10_000.0, fallback_min_chars=0)
     assert _main(html, strict) == ""
     assert PARAGRAPH in _main(html)
     assert _main(html, strict) == ""
@@ -237,3 +238,99 @@ def test_a_content_class_protects_its_element_from_the_other_class_words() -> No
     assert PARAGRAPH in _main(html)
     html = f"<body><div class='entry-author-garr'><p>{PARAGRAPH}</p></div>{sidebar}"
     assert PARAGRAPH not in _main(html)
+
+
+def test_a_link_around_block_elements_stays_link_text_in_each_block() -> None:
+    # Teaser cards: one <a> around a heading and a summary in block elements. The blocks the
+    # card is cut into are each link text (a link block), not a summary scored as content.
+    cards = "".join(
+        f"<a href=/story/{i}><div class=card-text><h3>Another story headline number {i}</h3>"
+        f"<div>A summary of that other story, {i} sentences long, written to be read "
+        "before anyone follows the link to the story.</div></div></a>" for i in range(4))
+    html = f"<body><div><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></div><section>{cards}</section>"
+    text = _main(html)
+    assert PARAGRAPH in text
+    assert "A summary of that other story" not in text
+    # the same summaries outside links are content
+    unlinked = cards.replace("<a href=", "<span data-href=").replace("</a>", "</span>")
+    assert "A summary of that other story" in _main(html.replace(cards, unlinked))
+
+
+def test_a_post_in_an_aside_under_the_share_guard_is_found_by_the_fallback() -> None:
+    # A theme that wraps the post in <aside class=blogPost>: structural boilerplate holding
+    # less than 30% of a page with a long menu. The fallback prunes less and less until the
+    # page has a main text (patterns, then the structural tags).
+    menu = "<div><ul>" + "".join(f"<li><a href=/s{i}>Menu entry with a longer name, number {i}</a></li>"
+                                 for i in range(60)) + "</ul></div>"
+    html = f"<body>{menu}<aside class=blogPost><h1>Budget</h1><p>{PARAGRAPH}</p></aside>"
+    assert PARAGRAPH in _main(html)
+    # (with the fallback off, nothing is left)
+    assert _main(html, replace(DEFAULTS, fallback_min_chars=0)) == ""
+
+
+def test_comment_sections_that_are_boilerplate_themselves_are_not_comments() -> None:
+    article = f"<article><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></article>"
+    rules = ("<div class='modal-window window-comments-rules'><p>Users are obliged to speak "
+             "respectfully to the other participants in the discussion.</p></div>")
+    widget = ("<div class='widget recent-comments'><ul><li>Maitama: Congratulations for a well "
+              "deserved achievement by the council…</li></ul></div>")
+    login = ("<aside class=comments-block><p>If you would like to add a comment, please register "
+             "or log in to your account.</p></aside>")
+    text = _main(f"<body>{article}{THREAD}{rules}{widget}{login}")
+    assert COMMENT in text  # the thread is kept
+    assert "obliged" not in text and "Congratulations" not in text and "register" not in text
+
+
+def test_the_reply_form_and_hidden_boxes_inside_a_comment_section_are_left_out() -> None:
+    thread = (f"<div id=comments><div class=comment><p>{COMMENT}</p></div>"
+              "<div id=comment-preview class=hiddenBox><p>Previewing your Comment: this is only a "
+              "preview, your comment has not yet been posted.</p></div>"
+              "<div id=respond class=comment-respond><h3>Leave a Reply</h3><p class=comment-notes>"
+              "Your email address will not be published. Required fields are marked.</p></div></div>")
+    text = _main(f"<body><article><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></article>{thread}")
+    assert COMMENT in text
+    assert "Previewing" not in text and "Leave a Reply" not in text and "email address" not in text
+
+
+FOOTER = "<footer><p>Copyright 2019 Example Corp. All Rights Reserved.</p></footer>"
+
+
+def test_a_tiny_page_under_the_minimum_length_keeps_its_text() -> None:
+    # Every block is shorter than min_length (80): nothing scores, and the page is too small
+    # for the fallback; its longest block is the main text.
+    notice = "The office is closed on Monday, 3 June."
+    text = _main(f"<body>{NAV}<div class=content><h1>Closed</h1><p>{notice}</p></div>{FOOTER}")
+    assert text == f"Closed\n{notice}"
+    # a countdown left by a page of script loaders is no text
+    assert _main("<body><div><span>1</span> Secs</div>") == ""
+
+
+def test_a_small_link_directory_as_the_page_content_is_kept() -> None:
+    # A link directory: every block is a link block (under 20 characters of other text per
+    # link), so nothing scores; on a small page the list itself is the main text.
+    sites = ["Harbour Museum", "City Library", "Botanical Garden", "Old Town Walking Tours",
+             "River Ferry Timetable", "Regional Bus Company", "Tourist Information Office"]
+    items = "".join(f"<li><a href=https://e{i}.example/>{site}</a> (daily)</li>" for i, site in enumerate(sites))
+    text = _main(f"<body>{NAV}<div id=main><h1>Useful links</h1><ul>{items}</ul></div>{FOOTER}")
+    assert text.split("\n") == [f"{site} (daily)" for site in sites]
+
+
+def test_code_left_as_text_by_broken_markup_is_not_main_text() -> None:
+    # A script whose start tag was mangled ("<scr ipt>") is text to the parser: a block that
+    # reads as code (braces, semicolons) is not scored, however long.
+    code = ("var _gaq = _gaq || []; _gaq.push(['_setAccount', 'UA-1234-1']); (function() { var ga = "
+            "document.createElement('script'); ga.async = true; ga.src = '/ga.js'; })();")
+    html = f"<body>{NAV}<div><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></div><div><scr ipt>{code}</div>{FOOTER}"
+    text = _main(html)
+    assert PARAGRAPH in text and "_gaq" not in text
+    # prose with semicolons and parentheses is not code
+    prose = ("He came; he saw (as ever); he left; and then he wrote it all down; the committee "
+             "read it (twice) and filed it.")
+    assert prose in _main(html.replace(code, prose))
+
+
+def test_a_report_in_br_lines_is_kept_line_by_line() -> None:
+    lines = ["Station report for 12 March", "Temperature at noon: 14 degrees",
+             "Wind from the north-west, 20 km/h", "Rain: 2 mm overnight", "Observer: J. Smith"]
+    text = _main(f"<body>{NAV}<div><font size=2>{'<br>'.join(lines)}</font></div>{FOOTER}")
+    assert text.split("\n") == lines

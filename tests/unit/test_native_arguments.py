@@ -149,7 +149,7 @@ CASES: list[tuple[str, str, str, str, str]] = [
     ("pipeline.extract._document", "configure", _CONFIGURED,
      "_document.configure({}, {}, {}, bool, None, bool)", "TypeError"),
     ("pipeline.extract._document", "configure_patterns", _CONFIGURED,
-     "_document.configure_patterns(('Nav',), (), (), bool)", "ValueError"),
+     "_document.configure_patterns(('Nav',), (), (), bool, (), (), bool)", "ValueError"),
     ("pipeline.extract._document", "configure_head", _CONFIGURED,
      "_document.configure_head(('no-such-element',), ())", "ValueError"),
     ("pipeline.extract._document", "configure_urls", _CONFIGURED + _LINKS,
@@ -157,7 +157,7 @@ CASES: list[tuple[str, str, str, str, str]] = [
     # a main-text test that reconfigures the module in the middle of its walk
     ("pipeline.extract._document", "configure_patterns", _CONFIGURED + textwrap.dedent("""
         def hidden(style):
-            _document.configure_patterns((), (), (), bool)
+            _document.configure_patterns((), (), (), bool, (), (), bool)
             return False
         _document.configure({}, {}, {}, hidden, bool, bool)
         """), "DOC.main_text(True, True, True, True, 0.3, 0.15, True, 0.5, 10)", "RuntimeError"),
