@@ -15,7 +15,7 @@ from pipeline.rules import load_rules
 from pipeline.runners.local import run
 from pipeline.runners.lock import RunLock
 from pipeline.runners.rundir import RunDir, RunRefused, new_attempt, new_run_id, validate_run_id
-from pipeline.storage import Storage
+from pipeline.storage import Storage, join
 from tests.crawl_builder import write_warc
 
 
@@ -118,6 +118,45 @@ def test_every_reader_of_a_run_folder_sees_a_rank_of_any_width(tmp_path: Path, r
     assert [(u.committed, u.uncommitted_parts) for u in parts.unfinished] == [(1, 0)]
     assert runs.remove() == len(made) + 2  # with the leftover and _run.json
     assert not out.joinpath("records", "run_id=W").exists()
+
+
+def test_the_accounting_check_reads_the_markers_and_parts_of_six_digit_ranks(
+    tmp_path: Path,
+) -> None:
+    # what a run of 100,002 inputs checks at its end (tests/test_many_tasks.py, slow), here
+    # with only ranks 99,999 to 100,001 run and committed for real
+    import pyarrow.parquet as pq
+
+    from pipeline.runners.local import _check
+    from pipeline.runners.task import run_and_commit
+    from pipeline.runners.taskinfo import Task
+
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 3)
+    out = tmp_path / "out"
+    done = [run_and_commit(Task(rank, str(crawl), "C", str(out), load_rules(None)))
+            for rank in (99_999, 100_000, 100_001)]
+    runs = rundir(out, "C")
+    never = [f"rank {rank}: never finished (no stats)" for rank in range(99_999)]
+    # every part of the three ranks is found under its own rank and its rows counted
+    assert _check(runs, done, 100_002) == never
+    # a leading zero makes no rank's name; a part whose rows differ and a lost marker are
+    # named by the rank's own six-digit names
+    records = out / "records" / "run_id=C"
+    (records / "part-100000.parquet").rename(records / "part-0100000.parquet")
+    part = records / "part-100001.parquet"
+    pq.write_table(pq.read_table(part).slice(1), part)
+    (out / "_runs" / "C" / "_completions" / "100001").unlink()
+    written = done[2].written
+    assert written == done[1].written > 0
+    assert _check(runs, done, 100_002) == [
+        *never,
+        f"{runs.marker(100_001)}: missing (rank 100001 is not committed)",
+        f"{join(runs.partition('records'), 'part-0100000.parquet')}: a file no task of this run "
+        "wrote",
+        f"{runs.part('records', 100_000)}: missing, counters say {written}",
+        f"{runs.part('records', 100_001)}: {written - 1} rows, counters say {written}",
+    ]
 
 
 def test_a_rank_written_with_a_leading_zero_past_five_digits_is_no_rank(tmp_path: Path) -> None:
