@@ -112,6 +112,7 @@ def uploads(server, bucket: str) -> list[str]:
     return sorted(upload["Key"] for upload in reply.get("Uploads", []))
 
 
+@pytest.mark.slow  # 14 MiB pages decoded four times, two killed runs (~25-45 s on 2 cores)
 def test_a_writer_killed_mid_upload_leaves_no_upload_after_resume_or_the_run_end(
     s3_env, tmp_path: Path,
 ) -> None:
@@ -151,6 +152,39 @@ def test_a_writer_killed_mid_upload_leaves_no_upload_after_resume_or_the_run_end
         for table in ("records", "links", "errors"):
             assert got[table] == want[table], differences(got, want)
     assert len(want["records"]) == 19
+
+
+def test_a_run_aborts_the_unfinished_uploads_of_its_own_temporary_parts_only(
+    s3_env, tmp_path: Path,
+) -> None:
+    # what a writer killed mid-part leaves (the slow test above kills a real one), started
+    # here by hand under the run's temporary part names, any rank's width, and other names
+    from pipeline.runners.rundir import new_attempt
+
+    server, bucket = s3_env
+    out = f"{bucket}/out"
+    runs = RunDir(Storage(), out, "r")
+    own = [runs.temp_part("records", 0, new_attempt()), runs.temp_part("links", 7, new_attempt()),
+           runs.temp_part("errors", 100_000, new_attempt()),
+           runs.temp_part("records", 1_234_567, new_attempt())]
+    others = [RunDir(Storage(), out, "other").temp_part("records", 0, new_attempt()),
+              runs.part("records", 0),  # a committed name: never a killed writer's
+              f"{runs.partition('records')}/.part-0100000.parquet.{new_attempt()}.tmp",
+              f"{runs.partition('links')}/sub/.part-00001.parquet.{new_attempt()}.tmp",
+              f"{out}/.part-00000.parquet.{new_attempt()}.tmp"]
+    client = server.client()
+    name = bucket.removeprefix("s3://")
+    for url in own + others:
+        key = url.removeprefix(f"{bucket}/")
+        upload = client.create_multipart_upload(Bucket=name, Key=key)["UploadId"]
+        client.upload_part(Bucket=name, Key=key, UploadId=upload, PartNumber=1, Body=b"x" * 64)
+    assert uploads(server, bucket) == sorted(u.removeprefix(f"{bucket}/") for u in own + others)
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 3, seed="u")
+    summary = run([str(crawl)], out, load_rules(None), workers=1, run_id="r")
+    assert summary.invariant_ok and summary.written == 3 and summary.uncleaned == ()
+    assert uploads(server, bucket) == sorted(u.removeprefix(f"{bucket}/") for u in others)
+    assert runs.abort_uploads() == []  # nothing of its own is left to abort
 
 
 def test_a_store_that_refuses_the_upload_listing_costs_a_note_not_the_run(s3_env) -> None:
