@@ -61,6 +61,8 @@ def test_s3_to_s3_equals_a_local_disk_run_and_audits_read_it(
     assert gates["records"] == sum(1 for _ in expected["records"])
 
 
+@pytest.mark.slow  # 44 inputs run, killed, audited and resumed through the CLI (the local
+# kill-and-resume tests cover the commit protocol in the default suite)
 def test_a_run_killed_mid_commit_on_s3_is_never_read_and_resume_finishes_it(
     s3_env, crawl_bucket: str, local_reference, tmp_path: Path,
 ) -> None:
@@ -431,6 +433,8 @@ mode = "fallback"
 """
 
 
+@pytest.mark.slow  # three CLI runs over the sample on S3 (tests/test_incremental.py covers
+# the plan and the copies on local files in the default suite)
 def test_an_incremental_run_on_s3_equals_a_full_one(s3_env, crawl_bucket: str, tmp_path) -> None:
     server, bucket = s3_env
     out = f"{bucket}/incremental"

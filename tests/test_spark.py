@@ -131,6 +131,8 @@ def test_the_command_line_engine_exits_as_the_local_runner_does(tmp_path: Path) 
     assert usage.returncode == 2 and "--master and --partitions need --engine spark" in usage.stderr
 
 
+@pytest.mark.slow  # three Spark jobs over the sample (tests/test_incremental.py covers the
+# plan and the copies in the default suite)
 def test_an_incremental_run_on_spark_equals_a_full_one(spark, s3_server, crawl_bucket: str,
                                                        tmp_path: Path) -> None:
     from pipeline.runners.spark import spark_executor
