@@ -114,7 +114,7 @@ def uploads(server, bucket: str) -> list[str]:
     return sorted(upload["Key"] for upload in reply.get("Uploads", []))
 
 
-@pytest.mark.slow  # 14 MiB pages decoded four times, two killed runs (~25-45 s on 2 cores)
+@pytest.mark.slow  # 14 MiB of pages decoded four times, two killed runs (15-43 s on 2 cores)
 def test_a_writer_killed_mid_upload_leaves_no_upload_after_resume_or_the_run_end(
     s3_env, tmp_path: Path,
 ) -> None:
