@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 
 from pipeline import suggest
 from pipeline.encoding.mojibake import MOJIBAKE_THRESHOLD
+from pipeline.runners.rundir import MARKER_NAME, PART_NAME
 from pipeline.schema import FORMER_NAMES, TABLES, is_valid_run_id
 from pipeline.storage import Storage, StorageError, is_remote, join
 
@@ -47,7 +48,6 @@ from pipeline.storage import Storage, StorageError, is_remote, join
 READ_THREADS = 16
 #: The tables whose parts a run commits one by one (rank by rank, with a marker each).
 COMMITTED_TABLES = ("records", "links", "errors")
-_PART = re.compile(r"part-(\d{5})\.parquet")
 
 #: The SQL files ship inside the package as ``pipeline.sql`` (mapped to ``sql/``).
 SQL_DIR = importlib.resources.files("pipeline.sql")
@@ -176,7 +176,7 @@ def find_parts(out: Path | str, storage: Storage | None = None) -> Parts:
     uncommitted: dict[str, int] = {}
     for table, run_id, path in candidates:
         committed = commits.get(run_id)
-        match = _PART.fullmatch(path.rpartition("/")[2].rpartition(os.sep)[2])
+        match = PART_NAME.fullmatch(path.rpartition("/")[2].rpartition(os.sep)[2])
         if committed is not None and (match is None or (table == "runs"
                                                          and match.group(1) != "00000")):
             # a run with bookkeeping wrote part-<rank>.parquet only: a copy beside one
@@ -222,7 +222,7 @@ def _commits(storage: Storage, base: str) -> dict[str, tuple[set[int], bool, int
         if "_run.json" not in names:
             continue
         ranks = {int(name) for name, is_dir in _entries(storage, join(meta, "_completions"))
-                 if not is_dir and re.fullmatch(r"\d{5}", name)}
+                 if not is_dir and MARKER_NAME.fullmatch(name)}
         inputs = None
         if "_finished" not in names:
             try:

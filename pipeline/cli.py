@@ -246,10 +246,17 @@ def run(
              f"decoded again ({'; '.join(planned.base.reasons)})", "yellow")
     executor = None
     if engine == "spark":
-        from pipeline.runners.spark import SparkUnavailable, spark_executor, spark_session
+        from pipeline.runners.spark import (
+            SparkUnavailable,
+            check_executors,
+            spark_executor,
+            spark_session,
+        )
 
         try:
-            executor = spark_executor(spark_session(master), partitions)
+            session = spark_session(master)
+            check_executors(session, planned)  # before anything is written
+            executor = spark_executor(session, partitions)
         except SparkUnavailable as exc:
             _fail(str(exc), exit_codes.USAGE)
     summary = _execute(planned, quiet, executor)
@@ -382,6 +389,8 @@ def _print_summary(summary: Any) -> None:
                     f"{summary.seen / max(summary.cpu_seconds, 1e-6):,.0f} records per CPU-second, "
                     f"peak RSS {summary.peak_rss_mb:.0f} MB per worker"),
         ("invariant", "ok: seen = written + skipped + errors" if summary.invariant_ok else "BROKEN"),
+        ("lost", f"{summary.attempts_lost:,} attempts (tried again), {summary.executors_lost:,} "
+                 "executors or worker processes"),
     ]
     for key, value in rows:
         table.add_row(key, value)
@@ -399,6 +408,15 @@ def _print_summary(summary: Any) -> None:
         if use.matched == 0:
             _say("rule unused:", f"[[encoding.override]] #{use.index} ({use.rule}) matched no "
                  "record in this run", "yellow")
+    for lost in summary.lost[:SHOWN_PER_REASON]:
+        more = f" and {len(lost.inputs) - 1} more" if len(lost.inputs) > 1 else ""
+        held = f" ({lost.inputs[0]}{more})" if lost.inputs else ""
+        _say(f"lost {lost.kind}:", f"{lost.where}{held}: {lost.reason}", "yellow")
+    if len(summary.lost) > SHOWN_PER_REASON:
+        _say("lost:", f"... and {len(summary.lost) - SHOWN_PER_REASON} more; all are in "
+             f"_runs/{summary.run_id}/_lost.json", "yellow")
+    for note in summary.uncleaned:
+        _say("note:", note, "yellow")
     if summary.took_over_lock:
         _say("note:", f"took over the stale lock of {summary.took_over_lock} (no longer "
              "running)", "yellow")

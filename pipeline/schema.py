@@ -199,6 +199,8 @@ RUNS = pa.schema(
         ("base_run", pa.string()),
         ("records_copied", pa.int64()),
         ("records_redecoded", pa.int64()),
+        ("attempts_lost", pa.int64()),  # attempts thrown away and tried again (retries)
+        ("executors_lost", pa.int64()),  # pool workers or Spark executors that died
         ("config", pa.string()),  # JSON: resolved config with the source of each value
         # what records.warc_filename is relative to (pipeline.sources.roots): an absolute
         # local path or a store's URL; NULL when the run's files have no root in common

@@ -325,6 +325,8 @@ typed as (
         cast(null as varchar) as base_run,
         cast(null as bigint) as records_copied,
         cast(null as bigint) as records_redecoded,
+        cast(null as bigint) as attempts_lost,
+        cast(null as bigint) as executors_lost,
         cast(null as varchar) as config,
         cast(null as varchar) as input_root,
     where false
@@ -370,6 +372,8 @@ final as (
         base_run,
         records_copied,
         records_redecoded,
+        attempts_lost,
+        executors_lost,
         config,
         input_root,
     from unioned

@@ -11,9 +11,11 @@ from pipeline.runners.rundir import TABLES, RunDir
 from pipeline.sources.roots import located_path
 from pipeline.storage import Storage, join
 
-#: runs columns that differ between two runs of the same inputs whatever they did (the input
-#: root says where the files were read from).
-RUN_MOMENTS = ("run_id", "started_at", "finished_at", "seconds", "config", "input_root")
+#: runs columns that differ between two runs of the same inputs whatever they did (how long,
+#: what was lost and tried again on the way; the input root says where the files were read
+#: from).
+RUN_MOMENTS = ("run_id", "started_at", "finished_at", "seconds", "config", "attempts_lost",
+               "executors_lost", "input_root")
 #: config keys that describe what was decoded (the rest: where, when and how it ran).
 CONFIG_DECODING = ("inputs", "rules", "rules_version", "rules_sha256", "skipped_inputs",
                    "missing_inputs", "columns", "pipeline_version")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from pipeline.runners.rundir import RunDir
 from pipeline.runners.task import Task, commit_task, run_task
 from pipeline.storage import Storage
 from tests.cli_helpers import count, no_traceback, redecode
-from tests.crawl_builder import write_warc
+from tests.crawl_builder import http_response, write_records, write_warc
 from tests.httpserver import serve
 from tests.run_tables import differences, table_rows
 from tests.s3server import free_port
@@ -60,6 +61,8 @@ def test_s3_to_s3_equals_a_local_disk_run_and_audits_read_it(
     assert gates["records"] == sum(1 for _ in expected["records"])
 
 
+@pytest.mark.slow  # 44 inputs run, killed, audited and resumed through the CLI (the local
+# kill-and-resume tests cover the commit protocol in the default suite)
 def test_a_run_killed_mid_commit_on_s3_is_never_read_and_resume_finishes_it(
     s3_env, crawl_bucket: str, local_reference, tmp_path: Path,
 ) -> None:
@@ -90,6 +93,113 @@ def test_a_run_killed_mid_commit_on_s3_is_never_read_and_resume_finishes_it(
     got = rows_of(out, "k", crawl_bucket)
     assert got == expected, differences(got, expected)
     assert not [k for k in server.keys(out) if k.endswith(".tmp") or k.endswith("/_lock")]
+
+
+def big_pages(path: Path, pages: int) -> None:
+    """A WARC of ``pages`` pages of 1 MiB of random text each (0.84 MB a page in the
+    records part): a dozen take the part past the 8 MiB of a multipart upload's first part."""
+    safe = bytes(c for c in range(33, 127) if chr(c) not in "<>&")
+    letters = (safe * 3)[:236] + b" " * 20  # a translation table: 256 bytes
+    records = []
+    for n in range(pages):
+        text = os.urandom(2**20).translate(letters).decode()
+        body = f"<html><title>p{n}</title><body><p>{text}</p></body></html>".encode()
+        records.append(("response", f"http://big.test/{n}", http_response(body), {}))
+    write_records(path, records)
+
+
+def uploads(server, bucket: str) -> list[str]:
+    """The keys of the unfinished multipart uploads in ``bucket``."""
+    reply = server.client().list_multipart_uploads(Bucket=bucket.removeprefix("s3://"))
+    return sorted(upload["Key"] for upload in reply.get("Uploads", []))
+
+
+@pytest.mark.slow  # 14 MiB of pages decoded four times, two killed runs (15-43 s on 2 cores)
+def test_a_writer_killed_mid_upload_leaves_no_upload_after_resume_or_the_run_end(
+    s3_env, tmp_path: Path,
+) -> None:
+    server, bucket = s3_env
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    big_pages(crawl / "a-big.warc.gz", 14)
+    write_warc(crawl / "b-small.warc.gz", 5, seed="s")
+    server.upload_tree(crawl, f"{bucket}/crawl")
+    args = [f"{bucket}/crawl/", "--out", f"{bucket}/out", "-q"]
+    # the worker writing rank 0's records part is killed after 13 pages: over 8 MiB of the
+    # part is uploaded as a first part of a multipart upload, which no listing shows
+    fault = f"k:0:13:{tmp_path / 'fired'}:kill"
+    killed = redecode("run", *args, "--run-id", "k", "-w", "1",
+                      env={"REDECODE_TEST_FAULT": fault})
+    assert killed.returncode == -9 and (tmp_path / "fired").exists()
+    left = uploads(server, bucket)
+    assert len(left) == 1 and left[0].startswith("out/records/run_id=k/.part-00000.parquet.")
+    assert not [k for k in server.keys(f"{bucket}/out") if "/.part-" in k]
+    resumed = redecode("run", *args, "--run-id", "k", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert uploads(server, bucket) == []
+    # a pool worker killed the same way: the run retries the file and, when it ends,
+    # aborts the upload its killed attempt left
+    fault = f"p:0:13:{tmp_path / 'fired-pool'}:kill"
+    pooled = redecode("run", *args, "--run-id", "p", "-w", "2",
+                      env={"REDECODE_TEST_FAULT": fault})
+    assert pooled.returncode == 0, pooled.stderr
+    assert (tmp_path / "fired-pool").exists() and "lost attempt:" in pooled.stderr
+    assert uploads(server, bucket) == []
+    # both give the rows of an uninterrupted run
+    clean = tmp_path / "clean"
+    run([str(crawl)], clean, load_rules(None), workers=1, run_id="c")
+    want = table_rows(Storage(), str(clean), "c", str(crawl))
+    for run_id in ("k", "p"):
+        got = table_rows(Storage(), f"{bucket}/out", run_id, f"{bucket}/crawl")
+        for table in ("records", "links", "errors"):
+            assert got[table] == want[table], differences(got, want)
+    assert len(want["records"]) == 19
+
+
+def test_a_run_aborts_the_unfinished_uploads_of_its_own_temporary_parts_only(
+    s3_env, tmp_path: Path,
+) -> None:
+    # what a writer killed mid-part leaves (the slow test above kills a real one), started
+    # here by hand under the run's temporary part names, any rank's width, and other names
+    from pipeline.runners.rundir import new_attempt
+
+    server, bucket = s3_env
+    out = f"{bucket}/out"
+    runs = RunDir(Storage(), out, "r")
+    own = [runs.temp_part("records", 0, new_attempt()), runs.temp_part("links", 7, new_attempt()),
+           runs.temp_part("errors", 100_000, new_attempt()),
+           runs.temp_part("records", 1_234_567, new_attempt())]
+    others = [RunDir(Storage(), out, "other").temp_part("records", 0, new_attempt()),
+              runs.part("records", 0),  # a committed name: never a killed writer's
+              f"{runs.partition('records')}/.part-0100000.parquet.{new_attempt()}.tmp",
+              f"{runs.partition('links')}/sub/.part-00001.parquet.{new_attempt()}.tmp",
+              f"{out}/.part-00000.parquet.{new_attempt()}.tmp"]
+    client = server.client()
+    name = bucket.removeprefix("s3://")
+    for url in own + others:
+        key = url.removeprefix(f"{bucket}/")
+        upload = client.create_multipart_upload(Bucket=name, Key=key)["UploadId"]
+        client.upload_part(Bucket=name, Key=key, UploadId=upload, PartNumber=1, Body=b"x" * 64)
+    assert uploads(server, bucket) == sorted(u.removeprefix(f"{bucket}/") for u in own + others)
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 3, seed="u")
+    summary = run([str(crawl)], out, load_rules(None), workers=1, run_id="r")
+    assert summary.invariant_ok and summary.written == 3 and summary.uncleaned == ()
+    assert uploads(server, bucket) == sorted(u.removeprefix(f"{bucket}/") for u in others)
+    assert runs.abort_uploads() == []  # nothing of its own is left to abort
+
+
+def test_a_store_that_refuses_the_upload_listing_costs_a_note_not_the_run(s3_env) -> None:
+    # (a policy without s3:ListBucketMultipartUploads is refused the same way; moto's IAM
+    # does not tell that action apart, a bucket that does not exist does refuse)
+    from pipeline.runners.local import _abort_uploads
+
+    server, bucket = s3_env
+    assert _abort_uploads(RunDir(Storage(), f"{bucket}/out", "r")) == []
+    (note,) = _abort_uploads(RunDir(Storage(), "s3://no-such-bucket-here/out", "r"))
+    assert note.startswith("cannot abort the unfinished uploads a killed writer may have "
+                           "left (s3://no-such-bucket-here/out/records/run_id=r: not found")
+    assert "AbortIncompleteMultipartUpload" in note
 
 
 def test_two_attempts_of_one_rank_at_once_commit_one_whole(s3_env, tmp_path: Path) -> None:
@@ -323,6 +433,8 @@ mode = "fallback"
 """
 
 
+@pytest.mark.slow  # three CLI runs over the sample on S3 (tests/test_incremental.py covers
+# the plan and the copies on local files in the default suite)
 def test_an_incremental_run_on_s3_equals_a_full_one(s3_env, crawl_bucket: str, tmp_path) -> None:
     server, bucket = s3_env
     out = f"{bucket}/incremental"

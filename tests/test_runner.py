@@ -22,7 +22,7 @@ from pipeline.runners.local import run
 from pipeline.runners.task import StrictModeError
 from pipeline.runners.worker import partial_errors
 from pipeline.sources.record import RawRecord
-from tests.cli_helpers import readers_of, start
+from tests.cli_helpers import readers_of, redecode, runs_row, start
 from tests.crawl_builder import http_response, write_records, write_warc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -298,6 +298,31 @@ def test_a_worker_killed_once_is_replaced_and_its_file_retried(tmp_path: Path) -
         assert table_rows(out, table, "k1") == table_rows(tmp_path / "clean", table, "k1")
 
 
+def test_a_worker_killed_under_a_task_is_counted_as_a_lost_attempt_and_executor(
+    tmp_path: Path, crawl: list[str],
+) -> None:
+    out = tmp_path / "out"
+    fault = f"c:1:3:{tmp_path / 'fired'}:kill"  # rank 1's worker is killed after 3 records
+    result = redecode("run", *crawl, "--out", str(out), "--run-id", "c", "--workers", "2",
+                      env={"REDECODE_TEST_FAULT": fault})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "fired").exists()
+    row = runs_row(out, "c")
+    assert (row["attempts_lost"], row["executors_lost"]) == (1, 1)
+    lost = json.loads((out / "_runs" / "c" / "_lost.json").read_text())
+    assert [(item["kind"], item["ranks"], item["inputs"]) for item in lost] == [
+        ("executor", [], []), ("attempt", [1], [crawl[1]])]
+    assert lost[0]["where"] == lost[1]["where"] and lost[0]["where"].startswith("worker process ")
+    assert "killed by signal 9 (SIGKILL" in lost[1]["reason"]
+    assert f"lost attempt: {lost[1]['where']} ({crawl[1]}): the worker process reading it " \
+           "was killed by signal 9" in " ".join(result.stderr.split())
+    # the retried attempt gave every row once
+    run(crawl, tmp_path / "clean", load_rules(None), workers=1, run_id="c")
+    for table in ("records", "links", "errors"):
+        assert table_rows(out, table, "c") == table_rows(tmp_path / "clean", table, "c")
+    assert runs_row(tmp_path / "clean", "c")["attempts_lost"] == 0
+
+
 def test_a_file_whose_worker_dies_twice_is_an_errors_row_and_exit_3(tmp_path: Path) -> None:
     inputs, victim = _crawl_with_victim(tmp_path / "crawl")
     out = tmp_path / "out"
@@ -314,4 +339,6 @@ def test_a_file_whose_worker_dies_twice_is_an_errors_row_and_exit_3(tmp_path: Pa
     assert rows == [(victim.relative_to(tmp_path / "crawl").as_posix(), None, "runner",
                      "runner-worker-died")]
     assert len(table_rows(out, "records", "k2")) == 90  # the other files are all there
+    row = runs_row(out, "k2")  # both deaths counted, each with the attempt it ended
+    assert (row["attempts_lost"], row["executors_lost"]) == (2, 2)
     assert list(out.rglob("*.tmp")) == []

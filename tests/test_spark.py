@@ -5,9 +5,11 @@ as the local runner does."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.rules import load_rules
@@ -15,7 +17,7 @@ from pipeline.runners.local import run
 from pipeline.storage import Storage
 from tests.cli_helpers import no_traceback, redecode, runs_row
 from tests.crawl_builder import write_warc
-from tests.run_tables import differences, table_rows
+from tests.run_tables import committed_parts, differences, table_rows
 
 pytestmark = pytest.mark.spark
 #: The run of the retry test, and the rank whose task fails once after 5 records.
@@ -81,6 +83,30 @@ def test_a_task_that_fails_once_part_way_is_retried_without_duplicates(
     got = s3_rows(out, RETRY_RUN, crawl_bucket)
     assert got == expected, differences(got, expected)  # none twice, none missing
     assert not [k for k in s3_server.keys(out) if k.endswith(".tmp")]
+    # the lost attempt is counted, in the summary and the runs row, and kept with its reason
+    assert (summary.attempts_lost, summary.executors_lost) == (1, 0)
+    storage = Storage()
+    (part,) = committed_parts(storage, out, "runs", RETRY_RUN)
+    with storage.open_read(part, random_access=True) as fh:
+        row = pq.read_table(fh).to_pylist()[0]
+    assert (row["attempts_lost"], row["executors_lost"]) == (1, 0)
+    (lost,) = json.loads(s3_server.read(f"{out}/_runs/{RETRY_RUN}/_lost.json"))
+    assert lost["kind"] == "attempt" and lost["ranks"] == [RETRY_RANK]
+    assert lost["where"].startswith("executor driver on ")  # local mode: the driver's JVM
+    assert "InjectedFault: injected by REDECODE_TEST_FAULT" in lost["reason"]
+    assert "Traceback" in lost["detail"] and "\tat org.apache" not in lost["detail"]
+
+
+def test_run_spark_probes_an_executor_then_runs(spark, tmp_path: Path) -> None:
+    from pipeline.runners.spark import run_spark
+
+    session, _ = spark
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 5, seed="api")
+    summary = run_spark(session, [str(crawl)], str(tmp_path / "out"), load_rules(None),
+                        run_id="api")
+    assert summary.invariant_ok and (summary.files, summary.written) == (1, 5)
+    assert (summary.attempts_lost, summary.executors_lost) == (0, 0)
 
 
 @pytest.mark.slow  # a second JVM (~8 CPU-seconds) and two command-line runs
@@ -105,6 +131,8 @@ def test_the_command_line_engine_exits_as_the_local_runner_does(tmp_path: Path) 
     assert usage.returncode == 2 and "--master and --partitions need --engine spark" in usage.stderr
 
 
+@pytest.mark.slow  # three Spark jobs over the sample (tests/test_incremental.py covers the
+# plan and the copies in the default suite)
 def test_an_incremental_run_on_spark_equals_a_full_one(spark, s3_server, crawl_bucket: str,
                                                        tmp_path: Path) -> None:
     from pipeline.runners.spark import spark_executor

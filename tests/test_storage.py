@@ -187,3 +187,27 @@ def test_a_parquet_page_over_the_limit_is_found_through_a_remote_file(s3_env, tm
     with (tmp_path / "p.parquet").open("rb") as fh:
         local = list(iter_records(f"{bucket}/p.parquet", fileobj=fh, max_block=64 << 10))
     assert remote == local
+
+
+def test_what_travels_to_an_executor_is_the_store_this_process_reaches_without_secrets(
+    s3_env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server, bucket = s3_env  # AWS_ENDPOINT_URL, the keys and the region are in the environment
+    driver = Storage({"s3": {"key": "AKIDEXAMPLE", "secret": "s3cr3t", "anon": False}})
+    sent = driver.for_executors([f"{bucket}/out", str(tmp_path)])
+    assert sent.options == {"s3": {"anon": False, "endpoint_url": server.endpoint,
+                                   "client_kwargs": {"region_name": "us-east-1"}}}
+    # an executor's environment has none of it but credentials of its own: the same store
+    server.client().put_object(Bucket=bucket.removeprefix("s3://"), Key="x.txt", Body=b"here")
+    for key in ("AWS_ENDPOINT_URL", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(key)
+    assert sent.read_bytes(f"{bucket}/x.txt") == b"here"
+    # options that name the endpoint win; paths on no S3 store resolve nothing
+    named = Storage({"s3": {"endpoint_url": "http://127.0.0.1:9"}})
+    assert named.for_executors([f"{bucket}/x"]).options == {
+        "s3": {"endpoint_url": "http://127.0.0.1:9"}}
+    assert Storage().for_executors([str(tmp_path)]).options == {}
+    # a profile that this process's AWS config does not hold is one line
+    monkeypatch.setenv("AWS_PROFILE", "no-such-profile")
+    with pytest.raises(StorageError, match="no-such-profile"):
+        Storage().for_executors([f"{bucket}/x"])

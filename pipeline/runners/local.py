@@ -30,6 +30,7 @@ from pipeline.runners.lock import RunLock
 from pipeline.runners.plan import RunPlan
 from pipeline.runners.plan import plan as plan_run
 from pipeline.runners.progress import ProgressFn
+from pipeline.runners.retries import Lost, count, read_lost, write_lost
 from pipeline.runners.rundir import PART_NAME, TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
 from pipeline.runners.taskinfo import BaseInput, Task, TaskStats, read_committed
@@ -41,8 +42,9 @@ from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
 #: Part footers read at once when the accounting is checked on a remote store.
 CHECK_THREADS = 16
 
-#: Runs tasks somewhere and yields their stats as they finish (local pool, Spark, ...).
-Executor = Callable[[list[Task], int, "ProgressFn | None"], Iterator[TaskStats]]
+#: Runs tasks somewhere and yields their stats as they finish (local pool, Spark, ...), and
+#: each attempt or executor it lost on the way.
+Executor = Callable[[list[Task], int, "ProgressFn | None"], Iterator["TaskStats | Lost"]]
 
 
 class RunInterrupted(BaseException):
@@ -121,6 +123,20 @@ class RunSummary:
     base_change: str | None = None
     copied: int = 0
     redecoded: int = 0
+    #: every attempt and executor the run lost (all its invocations; ``_runs/R/_lost.json``)
+    lost: tuple[Lost, ...] = ()
+    #: what the run could not clean up, and why (the run's output is whole either way)
+    uncleaned: tuple[str, ...] = ()
+
+    @property
+    def attempts_lost(self) -> int:
+        """Attempts at tasks whose work was thrown away (each was tried again)."""
+        return count(self.lost, "attempt")
+
+    @property
+    def executors_lost(self) -> int:
+        """Pool workers or Spark executors that died or were lost while the run ran."""
+        return count(self.lost, "executor")
 
     @property
     def skipped_total(self) -> int:
@@ -167,6 +183,7 @@ def _execute_locked(
     tasks: list[Task] = []
     # (read first: a corrupt stats file refuses the resume before anything is written)
     previous = read_committed(rundir, list(range(len(plan.files)))) if plan.resume else {}
+    lost = read_lost(rundir) if plan.resume else []
     for rank, path in enumerate(plan.files):
         stats = previous.get(rank)
         if stats is not None and stats.path == redact_url(path):
@@ -183,6 +200,7 @@ def _execute_locked(
     leftovers = rundir.temporary_files()  # what a killed run left, by name
     storage.remove_all([path for task in tasks for path in leftovers.get(task.rank, [])]
                        + leftovers.get(None, []))
+    uncleaned = _abort_uploads(rundir)  # and what it was uploading when killed (S3)
     started_at = datetime.now(UTC)
     started = time.monotonic()
     resumed = sum(len(plan.pages.get(plan.files[stats.rank], ())) or 1 for stats in done)
@@ -190,16 +208,23 @@ def _execute_locked(
         for stats in done:
             progress("resumed", stats.rank, 0)
     execute_tasks = executor or _execute
-    done.extend(execute_tasks(tasks, plan.workers, progress))
+    for item in execute_tasks(tasks, plan.workers, progress):
+        if isinstance(item, Lost):
+            lost.append(item)
+            write_lost(rundir, lost)  # at once: kept if this process is killed later
+        else:
+            done.append(item)
     done.sort(key=lambda s: s.rank)
     # attempts that lost (a retried or speculative copy on Spark) may have left theirs
     storage.remove_all([path for paths in rundir.temporary_files().values() for path in paths])
+    uncleaned += [note for note in _abort_uploads(rundir) if note not in uncleaned]
     problems = _check(rundir, done, len(plan.files))
     if lock.lost:
         raise OutputError(plan.run_id, f"{rundir.lock}: another process took the run's lock "
                           "over (this one stopped renewing it in time); the runs row was not "
                           "written")
-    summary = _summarize(plan, done, problems, resumed, time.monotonic() - started, lock)
+    summary = _summarize(plan, done, problems, resumed, time.monotonic() - started, lock, lost,
+                         uncleaned)
     _write_runs_row(rundir, summary, plan.rules, started_at, plan.config)
     storage.write_bytes(rundir.finished, datetime.now(UTC).isoformat().encode())
     return summary
@@ -216,7 +241,21 @@ def _base_input(plan: RunPlan, path: str) -> BaseInput | None:
     return None if rank is None else BaseInput(base.run_id, rank, base.overrides)
 
 
-def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None) -> Iterator[TaskStats]:
+def _abort_uploads(rundir: RunDir) -> list[str]:
+    """Abort the unfinished uploads of the run's temporary parts; when the store refuses
+    (a policy without ``s3:ListBucketMultipartUploads``), why, for the summary: a cleanup
+    never stops the run."""
+    try:
+        rundir.abort_uploads()
+    except StorageError as exc:
+        return [f"cannot abort the unfinished uploads a killed writer may have left ({exc}); "
+                "a lifecycle rule with AbortIncompleteMultipartUpload on the bucket removes "
+                "them"]
+    return []
+
+
+def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None
+             ) -> Iterator[TaskStats | Lost]:
     """The default executor: in this process for one worker or one task, else a pool."""
     if workers <= 1 or len(tasks) <= 1:
         start_worker()
@@ -294,7 +333,7 @@ def _rows(storage: Storage, path: str) -> int | str:
 
 def _summarize(
     plan: RunPlan, done: list[TaskStats], problems: list[str], resumed: int, seconds: float,
-    lock: RunLock,
+    lock: RunLock, lost: list[Lost], uncleaned: list[str],
 ) -> RunSummary:
     skipped: Counter[str] = Counter()
     sources: Counter[str] = Counter()
@@ -341,6 +380,8 @@ def _summarize(
         base_change=plan.base.change if plan.base is not None else None,
         copied=sum(s.copied for s in done),
         redecoded=sum(s.redecoded for s in done),
+        lost=tuple(lost),
+        uncleaned=tuple(uncleaned),
     )
 
 
@@ -407,6 +448,8 @@ def _write_runs_row(
         "base_run": summary.base_run,
         "records_copied": summary.copied,
         "records_redecoded": summary.redecoded,
+        "attempts_lost": summary.attempts_lost,
+        "executors_lost": summary.executors_lost,
         "config": json.dumps(config, sort_keys=True),  # ASCII: any file name survives
         "input_root": config.get("input_root"),
     }

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.errors import RecordError
 from pipeline.runners.progress import ProgressFn
+from pipeline.runners.retries import Lost
 from pipeline.runners.startup import start_worker
 
 if TYPE_CHECKING:  # imported in the worker after start_worker(): they load numpy
@@ -81,8 +82,10 @@ class Pool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def run(self, tasks: list[Task], progress: ProgressFn | None = None) -> Iterator[TaskStats]:
-        """Yield each task's stats as it finishes (in any order)."""
+    def run(self, tasks: list[Task], progress: ProgressFn | None = None
+            ) -> Iterator[TaskStats | Lost]:
+        """Yield each task's stats as it finishes (in any order), and each worker that died
+        with the attempt it held."""
         queue = deque(tasks)
         attempts = dict.fromkeys((t.rank for t in tasks), 0)
         remaining = len(tasks)
@@ -101,8 +104,12 @@ class Pool:
                     yield finished
                 elif worker.dead or not worker.process.is_alive() and not worker.conn.poll():
                     died = self._replace(worker)
+                    where, how = f"worker process {worker.process.pid}", _how(worker.process.exitcode)
+                    yield Lost("executor", where, f"the worker process {how}", at=Lost.now())
                     if died is None:
                         continue
+                    yield Lost("attempt", where, f"the worker process reading it {how}",
+                               (died.rank,), (died.name,), at=Lost.now())
                     if attempts[died.rank] < ATTEMPTS:
                         queue.appendleft(died)
                     else:
@@ -172,17 +179,21 @@ def remove_temporaries(task: Task) -> None:
     storage.remove_all(task.rundir.temporary_files().get(task.rank, []))
 
 
-def _death(task: Task, exitcode: int | None) -> RecordError:
+def _how(exitcode: int | None) -> str:
+    """How a worker process ended, in words."""
     if exitcode is not None and exitcode < 0:
         name = signal.Signals(-exitcode).name
         how = f"was killed by signal {-exitcode} ({name}"
-        how += ", which the kernel's out-of-memory killer sends)" if name == "SIGKILL" else ")"
-    else:
-        how = f"exited with code {exitcode}"
+        return how + (", which the kernel's out-of-memory killer sends)"
+                      if name == "SIGKILL" else ")")
+    return f"exited with code {exitcode}"
+
+
+def _death(task: Task, exitcode: int | None) -> RecordError:
     return RecordError(
         stage="runner",
         error_type="runner-worker-died",
-        message=f"the worker process reading this file {how}, {ATTEMPTS} times; "
+        message=f"the worker process reading this file {_how(exitcode)}, {ATTEMPTS} times; "
                 "the file was not decoded",
         warc_filename=task.warc_filename,
     )

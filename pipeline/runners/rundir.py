@@ -3,11 +3,14 @@ how they are read, written and cleaned up.
 
 Layout (one run id ``R``)::
 
-    OUT/<table>/run_id=R/part-<rank:05d>.parquet   records, links, errors (one per input file)
+    OUT/<table>/run_id=R/part-<rank>.parquet       records, links, errors (one per input file)
     OUT/runs/run_id=R/part-00000.parquet           the run's ``runs`` row
     OUT/_runs/R/_run.json                          resolved config (what --resume compares)
-    OUT/_runs/R/_stats/<rank:05d>.json             a committed task's counters
-    OUT/_runs/R/_completions/<rank:05d>            a rank's commit: written last
+    OUT/_runs/R/_stats/<rank>.json                 a committed task's counters
+    OUT/_runs/R/_completions/<rank>                a rank's commit: written last
+
+``<rank>`` is the task's rank in at least five digits (:func:`rank_name`: ``00042``,
+``123456``): no limit on the number of tasks, one name per rank.
     OUT/_runs/R/_finished                          written after the runs row
     OUT/_runs/R/_lock                              held while a process writes the run
 
@@ -32,11 +35,29 @@ from pipeline.storage import Storage, StorageError, join, temp_path
 #: The tables whose parts a run writes, one part per input file.
 TASK_TABLES = ("records", "links", "errors")
 TABLES = (*TASK_TABLES, "runs")
+#: A rank as file names write it (:func:`rank_name`): five digits, or more without a leading
+#: zero, so that no two names stand for one rank (``000042`` is none).
+RANK = r"(\d{5}|[1-9]\d{5,})"
 #: A final part name, and a temporary one (``.part-N.parquet.tmp`` or with an attempt id).
-PART_NAME = re.compile(r"part-(\d{5})\.parquet")
-TEMP_PART_NAME = re.compile(r"\.part-(\d{5})\.parquet(?:\.([0-9a-f]{1,32}))?\.tmp")
-_META_TEMPS = {"_stats": re.compile(r"\.\d{5}\.json\.tmp"),
-               "_completions": re.compile(r"\.\d{5}\.tmp")}
+PART_NAME = re.compile(rf"part-{RANK}\.parquet")
+TEMP_PART_NAME = re.compile(rf"\.part-{RANK}\.parquet(?:\.([0-9a-f]{{1,32}}))?\.tmp")
+#: The names of a rank's stats and completion marker, and of their temporary files.
+STATS_NAME = re.compile(rf"{RANK}\.json")
+MARKER_NAME = re.compile(RANK)
+#: The run's own metadata files written whole (beside the lock), each under ``.NAME.tmp``
+#: first on a local path.
+_META_FILES = ("_run.json", "_finished", "_lost.json")
+_META_TEMPS = {"_stats": re.compile(rf"\.{RANK}\.json\.tmp"),
+               "_completions": re.compile(rf"\.{RANK}\.tmp")}
+
+
+def rank_name(rank: int) -> str:
+    """How file names write ``rank``: at least five digits, without a limit.
+
+    >>> rank_name(42), rank_name(99_999), rank_name(100_000)
+    ('00042', '99999', '100000')
+    """
+    return f"{rank:05d}"
 
 
 class RunRefused(Exception):
@@ -99,7 +120,7 @@ class RunDir:
 
     def part(self, table: str, rank: int) -> str:
         """Where rank ``rank`` puts ``table`` when it commits."""
-        return join(self.partition(table), f"part-{rank:05d}.parquet")
+        return join(self.partition(table), f"part-{rank_name(rank)}.parquet")
 
     def temp_part(self, table: str, rank: int, attempt: str) -> str:
         """Where attempt ``attempt`` at rank ``rank`` writes ``table`` before the commit."""
@@ -107,11 +128,11 @@ class RunDir:
 
     def stats(self, rank: int) -> str:
         """A committed task's counters."""
-        return join(self.meta, "_stats", f"{rank:05d}.json")
+        return join(self.meta, "_stats", f"{rank_name(rank)}.json")
 
     def marker(self, rank: int) -> str:
         """Rank ``rank``'s completion marker: written after its parts and stats."""
-        return join(self.meta, "_completions", f"{rank:05d}")
+        return join(self.meta, "_completions", rank_name(rank))
 
     @property
     def config(self) -> str:
@@ -127,6 +148,11 @@ class RunDir:
     def lock(self) -> str:
         """The run's lock file (or object)."""
         return join(self.meta, "_lock")
+
+    @property
+    def lost(self) -> str:
+        """The attempts and executors the run lost (:mod:`pipeline.runners.retries`)."""
+        return join(self.meta, "_lost.json")
 
     def write_json(self, path: str, data: Any, *, durable: bool = True) -> None:
         """Write ``data`` as JSON atomically (ASCII: a file name that is not UTF-8 survives
@@ -146,7 +172,7 @@ class RunDir:
     def committed(self) -> set[int]:
         """The ranks with a completion marker (one listing)."""
         names = self.storage.list_dir(join(self.meta, "_completions"))
-        return {int(name) for name, is_dir in names if not is_dir and re.fullmatch(r"\d{5}", name)}
+        return {int(name) for name, is_dir in names if not is_dir and MARKER_NAME.fullmatch(name)}
 
     def is_finished(self) -> bool:
         """True once the run wrote its ``runs`` row and ``_finished``."""
@@ -165,13 +191,21 @@ class RunDir:
         for sub, pattern in _META_TEMPS.items():
             folder = join(self.meta, sub)
             for name, is_dir in self.storage.list_dir(folder):
-                if pattern.fullmatch(name) and not is_dir:
-                    found.setdefault(int(name[1:6]), []).append(join(folder, name))
-        for name in ("_run.json", "_finished"):
+                match = pattern.fullmatch(name)
+                if match and not is_dir:
+                    found.setdefault(int(match.group(1)), []).append(join(folder, name))
+        for name in _META_FILES:
             tmp = temp_path(join(self.meta, name))
             if self.storage.is_file(tmp):
                 found.setdefault(None, []).append(tmp)
         return found
+
+    def abort_uploads(self) -> list[str]:
+        """Abort the unfinished uploads of the run's temporary parts (what a writer killed
+        in the middle of a part over the multipart threshold leaves on S3, where no listing
+        shows it; one request per table folder); returns their URLs."""
+        return [url for table in TASK_TABLES
+                for url in self.storage.abort_uploads(self.partition(table), TEMP_PART_NAME)]
 
     def existing_files(self) -> list[str]:
         """Every file this run has left in ``out`` (parts, metadata, temporary files), by
@@ -183,14 +217,14 @@ class RunDir:
                 if not is_dir and (PART_NAME.fullmatch(name) or TEMP_PART_NAME.fullmatch(name)):
                     found.append(join(folder, name))
         for name, is_dir in self.storage.list_dir(self.meta):
-            if not is_dir and name in ("_run.json", "_finished", "_lock",
-                                       "._run.json.tmp", "._finished.tmp"):
+            if not is_dir and (name in (*_META_FILES, "_lock")
+                               or name in {f".{meta}.tmp" for meta in _META_FILES}):
                 found.append(join(self.meta, name))
-        for sub, pattern in (("_stats", re.compile(r"\d{5}\.json|\.\d{5}\.json\.tmp")),
-                             ("_completions", re.compile(r"\d{5}|\.\d{5}\.tmp"))):
+        for sub, final in (("_stats", STATS_NAME), ("_completions", MARKER_NAME)):
             folder = join(self.meta, sub)
             found.extend(join(folder, name) for name, is_dir in self.storage.list_dir(folder)
-                         if not is_dir and pattern.fullmatch(name))
+                         if not is_dir and (final.fullmatch(name)
+                                            or _META_TEMPS[sub].fullmatch(name)))
         return sorted(found)
 
     def links(self) -> list[tuple[str, str]]:

@@ -88,6 +88,21 @@ def redact(options: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def public(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` without the secret ones (what may travel to another host).
+
+    >>> public({"s3": {"secret": "x", "key": "k", "anon": False}, "token": "t"})
+    {'s3': {'anon': False}}
+    """
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        if isinstance(value, Mapping):
+            out[key] = public(value)
+        elif not _SECRET.search(key):
+            out[key] = value
+    return out
+
+
 def secret_values(options: Mapping[str, Any]) -> Iterator[str]:
     """Every secret value in ``options`` (to scrub them from any message)."""
     for key, value in options.items():

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO, cast
 
 from pipeline.storage.errors import MissingPath, StorageError, scrub_urls, to_storage_error
-from pipeline.storage.options import secret_values
+from pipeline.storage.options import merge, public, secret_values
 from pipeline.storage.paths import (
     OBJECT_STORES,
     READ_ONLY_SCHEMES,
@@ -145,6 +146,57 @@ class Storage:
         s3 = self.options.get("s3")
         scoped = dict(s3) if isinstance(s3, Mapping) else {}
         return Storage({**self.options, "s3": {**scoped, "use_listings_cache": True}})
+
+    def for_executors(self, paths: list[str]) -> Storage:
+        """This storage as a process on another host must see it to reach the same stores
+        (a Spark executor, whose environment is not this process's), given the ``paths``
+        it will use: the options without any secret value (credentials never travel:
+        executors take theirs from their own chain), and, when one of ``paths`` is on S3,
+        the endpoint and region that botocore resolves here from the environment and the
+        AWS config files (``AWS_ENDPOINT_URL``, ``AWS_ENDPOINT_URL_S3``,
+        ``AWS_DEFAULT_REGION``, the profile's ``endpoint_url`` and ``region``) written in,
+        where no option names them. :class:`StorageError` when the AWS profile named cannot
+        be read."""
+        options = public(self.options)
+        if any(scheme_of(path) in ("s3", "s3a") for path in paths):
+            location = self._s3_location()
+            options = merge(options, {"s3": location}) if location else options
+        return Storage(options)
+
+    def _s3_location(self) -> dict[str, Any]:
+        """The S3 endpoint and region this process's clients use, as options (only those
+        that come from the environment or config files, not the options)."""
+        opts: dict[str, Any] = {k: v for k, v in self.options.items()
+                                if k not in REMOTE_SCHEMES or not isinstance(v, Mapping)}
+        for key in ("s3", "s3a"):
+            if isinstance(self.options.get(key), Mapping):
+                opts = merge(opts, self.options[key])
+        kwargs = opts.get("client_kwargs")
+        client: Mapping[str, Any] = kwargs if isinstance(kwargs, Mapping) else {}
+        import botocore.exceptions
+        import botocore.session
+        from botocore import UNSIGNED
+        from botocore.config import Config
+
+        profile = opts.get("profile")
+        found: dict[str, Any] = {}
+        try:
+            session = botocore.session.Session(profile=profile)
+            region = client.get("region_name") or session.get_config_variable("region")
+            if not client.get("region_name") and region:
+                found["client_kwargs"] = {"region_name": region}
+            if not (opts.get("endpoint_url") or client.get("endpoint_url")):
+                # the configured endpoint, if any: what differs from botocore's own default
+                configured, default = (
+                    session.create_client("s3", region_name=region, config=Config(
+                        signature_version=UNSIGNED, ignore_configured_endpoint_urls=ignore,
+                    )).meta.endpoint_url for ignore in (False, True))
+                if configured != default:
+                    found["endpoint_url"] = configured
+        except botocore.exceptions.BotoCoreError as exc:
+            raise StorageError(f"s3: the AWS configuration cannot be read here ({exc})"
+                               ) from None
+        return found
 
     def scrub(self, text: str) -> str:
         """``text`` without the secret option values, URL user information or query
@@ -521,6 +573,34 @@ class Storage:
         reply = self._call(fs.call_s3, path, "put_object", Bucket=bucket, Key=key, Body=data,
                            IfMatch=etag)
         return str(reply["ETag"])
+
+    def abort_uploads(self, folder: str, names: re.Pattern[str]) -> list[str]:
+        """Abort every unfinished multipart upload of an object directly in ``folder``
+        whose name ``names`` matches, and return their URLs. A writer killed in the middle
+        of an upload (SIGKILL, the OOM killer, a lost host) leaves one: no object appears,
+        a listing shows nothing, but S3 keeps (and bills) its parts until it is aborted or a
+        lifecycle rule (``AbortIncompleteMultipartUpload``) removes it. S3 only: elsewhere
+        an unfinished write is a file the caller removes by name (none here)."""
+        if scheme_of(folder) not in ("s3", "s3a"):
+            return []
+        fs, bucket, key = self._s3(folder)
+        prefix = key.rstrip("/") + "/"
+        aborted: list[str] = []
+        markers: dict[str, str] = {}
+        while True:
+            reply = self._call(fs.call_s3, folder, "list_multipart_uploads", Bucket=bucket,
+                               Prefix=prefix, **markers)
+            for upload in reply.get("Uploads", []):
+                name = upload["Key"][len(prefix):]
+                if "/" not in name and names.fullmatch(name):
+                    url = f"{scheme_of(folder)}://{bucket}/{upload['Key']}"
+                    self._call(fs.call_s3, url, "abort_multipart_upload", Bucket=bucket,
+                               Key=upload["Key"], UploadId=upload["UploadId"])
+                    aborted.append(url)
+            if not reply.get("IsTruncated"):
+                return aborted
+            markers = {"KeyMarker": reply["NextKeyMarker"],
+                       "UploadIdMarker": reply["NextUploadIdMarker"]}
 
     def read_versioned(self, path: str) -> Versioned | None:
         """``path``'s content, ETag and age (by the store's own clock: no skew between

@@ -14,8 +14,8 @@ import pytest
 from pipeline.rules import load_rules
 from pipeline.runners.local import run
 from pipeline.runners.lock import RunLock
-from pipeline.runners.rundir import RunDir, RunRefused, new_run_id, validate_run_id
-from pipeline.storage import Storage
+from pipeline.runners.rundir import RunDir, RunRefused, new_attempt, new_run_id, validate_run_id
+from pipeline.storage import Storage, join
 from tests.crawl_builder import write_warc
 
 
@@ -83,6 +83,90 @@ def test_a_run_removes_only_the_files_it_made(tmp_path: Path) -> None:
     assert rundir(out, "X").remove() == len(made)  # what --overwrite does
     assert all(p.read_text() == "not the run's" for p in theirs)
     assert rundir(out, "X").existing_files() == []
+
+
+@pytest.mark.parametrize("rank", [99_999, 100_000, 1_234_567])
+def test_every_reader_of_a_run_folder_sees_a_rank_of_any_width(tmp_path: Path, rank: int) -> None:
+    from pipeline.audit import find_parts
+    from pipeline.runners.task import run_and_commit
+    from pipeline.runners.taskinfo import Task, read_committed
+
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 3)
+    out = tmp_path / "out"
+    task = Task(rank, str(crawl), "W", str(out), load_rules(None))
+    stats = run_and_commit(task)  # the real task and commit, at this rank
+    runs = task.rundir
+    digits = str(rank).zfill(5)
+    assert Path(runs.part("records", rank)).name == f"part-{digits}.parquet"
+    assert runs.committed() == {rank}  # what --resume and the accounting trust
+    assert read_committed(runs, [rank]) == {rank: stats}
+    made = sorted(Path(p).relative_to(out).as_posix() for p in runs.existing_files())
+    assert made == [f"_runs/W/_completions/{digits}", f"_runs/W/_stats/{digits}.json",
+                    f"errors/run_id=W/part-{digits}.parquet",
+                    f"links/run_id=W/part-{digits}.parquet",
+                    f"records/run_id=W/part-{digits}.parquet"]
+    # what a killed attempt leaves is found by its rank, and removed with the run
+    leftover = Path(runs.temp_part("links", rank, new_attempt()))
+    leftover.write_bytes(b"partial")
+    assert runs.temporary_files() == {rank: [str(leftover)]}
+    # the audits read the committed parts (the run has bookkeeping but no _finished)
+    (out / "_runs" / "W" / "_run.json").write_text(json.dumps({"inputs": [str(crawl)]}))
+    parts = find_parts(out)
+    assert parts.files["records"] == (str(out / "records" / "run_id=W" / f"part-{digits}.parquet"),)
+    assert parts.unreadable == ()
+    assert [(u.committed, u.uncommitted_parts) for u in parts.unfinished] == [(1, 0)]
+    assert runs.remove() == len(made) + 2  # with the leftover and _run.json
+    assert not out.joinpath("records", "run_id=W").exists()
+
+
+def test_the_accounting_check_reads_the_markers_and_parts_of_six_digit_ranks(
+    tmp_path: Path,
+) -> None:
+    # what a run of 100,002 inputs checks at its end (tests/test_many_tasks.py, slow), here
+    # with only ranks 99,999 to 100,001 run and committed for real
+    import pyarrow.parquet as pq
+
+    from pipeline.runners.local import _check
+    from pipeline.runners.task import run_and_commit
+    from pipeline.runners.taskinfo import Task
+
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 3)
+    out = tmp_path / "out"
+    done = [run_and_commit(Task(rank, str(crawl), "C", str(out), load_rules(None)))
+            for rank in (99_999, 100_000, 100_001)]
+    runs = rundir(out, "C")
+    never = [f"rank {rank}: never finished (no stats)" for rank in range(99_999)]
+    # every part of the three ranks is found under its own rank and its rows counted
+    assert _check(runs, done, 100_002) == never
+    # a leading zero makes no rank's name; a part whose rows differ and a lost marker are
+    # named by the rank's own six-digit names
+    records = out / "records" / "run_id=C"
+    (records / "part-100000.parquet").rename(records / "part-0100000.parquet")
+    part = records / "part-100001.parquet"
+    pq.write_table(pq.read_table(part).slice(1), part)
+    (out / "_runs" / "C" / "_completions" / "100001").unlink()
+    written = done[2].written
+    assert written == done[1].written > 0
+    assert _check(runs, done, 100_002) == [
+        *never,
+        f"{runs.marker(100_001)}: missing (rank 100001 is not committed)",
+        f"{join(runs.partition('records'), 'part-0100000.parquet')}: a file no task of this run "
+        "wrote",
+        f"{runs.part('records', 100_000)}: missing, counters say {written}",
+        f"{runs.part('records', 100_001)}: {written - 1} rows, counters say {written}",
+    ]
+
+
+def test_a_rank_written_with_a_leading_zero_past_five_digits_is_no_rank(tmp_path: Path) -> None:
+    # one name per rank: 000042 and 0100000 are not what a run writes for 42 or 100000
+    runs = rundir(tmp_path, "Z")
+    markers = tmp_path / "_runs" / "Z" / "_completions"
+    markers.mkdir(parents=True)
+    for name in ("00042", "000042", "100000", "0100000", "1e5", "99999"):
+        (markers / name).write_text("{}")
+    assert runs.committed() == {42, 99_999, 100_000}
 
 
 def test_write_atomic_keeps_the_old_file_when_writing_fails(tmp_path: Path) -> None:
