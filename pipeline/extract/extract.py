@@ -7,6 +7,7 @@ another (which leaves the tree as parsed, so a second main-text pass reads it ag
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from pipeline.encoding.lookup import get_an_encoding
@@ -119,29 +120,8 @@ def extract(
 
     main_text, visible, visible_length = "", "", 0
     try:
-        prune = elements <= options.max_pruned_elements
-        first = options if prune else _without_pruning(options)
-        blocks, visible_length, visible, comments = _blocks(tree, first)
-        main_text = main_text_of(blocks, first, comments)
-        if (
-            prune
-            and elements <= RETRY_MAX_ELEMENTS
-            and options.prune_patterns
-            and len(main_text) < options.fallback_min_chars
-            and visible_length >= FALLBACK_RATIO * options.fallback_min_chars
-        ):
-            # Score again without the class/id patterns, then also without the structural
-            # tags (a post in an <aside class=blogPost> under 30% of the text).
-            for retry in _retries(options):
-                again, _, _, _ = _blocks(tree, retry)
-                second = main_text_of(again, retry)
-                if len(second) > len(main_text):
-                    main_text = second
-                if len(main_text) >= options.fallback_min_chars:
-                    break
-        if not main_text and prune and visible_length < FALLBACK_RATIO * options.fallback_min_chars:
-            # A page too small for the fallback: its longest block, when nothing scored.
-            main_text = longest_block(blocks, first)
+        main_text, visible_length, visible = choose_main_text(
+            lambda chosen, _again: _blocks(tree, chosen), elements, options)
         _check_budget(deadline, budget, "the main text")
     except ExtractionLimit as exc:
         return _empty(page_url, (*errors, _failure("main-text", exc)))
@@ -197,6 +177,42 @@ def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
         base_url=base_url, html_lang=None, lang=None, lang_detected=None, main_text="",
         text_length=0, links=(), bad_urls=0, errors=errors,
     )
+
+
+#: The walk a main-text pass runs: (blocks, visible length, visible prefix, comment blocks)
+#: for the options given; ``again`` is True for a fallback pass over the same page.
+BlocksFor = Callable[[ExtractOptions, bool], tuple[list[Block], int, str, list[Block]]]
+
+
+def choose_main_text(blocks_for: BlocksFor, elements: int,
+                     options: ExtractOptions) -> tuple[str, int, str]:
+    """(main text, visible text length, its first characters) of a page of ``elements``
+    elements: the first pass, the fallback's passes when it found too little on a page with
+    enough text, and a small page's longest block when nothing scored."""
+    prune = elements <= options.max_pruned_elements
+    first = options if prune else _without_pruning(options)
+    blocks, visible_length, visible, comments = blocks_for(first, False)
+    main_text = main_text_of(blocks, first, comments)
+    if (
+        prune
+        and elements <= RETRY_MAX_ELEMENTS
+        and options.prune_patterns
+        and len(main_text) < options.fallback_min_chars
+        and visible_length >= FALLBACK_RATIO * options.fallback_min_chars
+    ):
+        # Score again without the class/id patterns, then also without the structural
+        # tags (a post in an <aside class=blogPost> under 30% of the text).
+        for retry in _retries(options):
+            again, _, _, _ = blocks_for(retry, True)
+            second = main_text_of(again, retry)
+            if len(second) > len(main_text):
+                main_text = second
+            if len(main_text) >= options.fallback_min_chars:
+                break
+    if not main_text and prune and visible_length < FALLBACK_RATIO * options.fallback_min_chars:
+        # A page too small for the fallback: its longest block, when nothing scored.
+        main_text = longest_block(blocks, first)
+    return main_text, visible_length, visible
 
 
 def _blocks(tree: core.Document, options: ExtractOptions) -> tuple[list[Block], int, str, list[Block]]:

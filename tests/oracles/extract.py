@@ -18,20 +18,17 @@ from pipeline.extract.document import ExtractionLimit, parser_input
 from pipeline.extract.extract import (
     _DEFAULT_OPTIONS,
     _REFRESH,
-    FALLBACK_RATIO,
     MIN_TEXT_FOR_LANGUAGE,
-    RETRY_MAX_ELEMENTS,
     VISIBLE_PREFIX,
     _check_budget,
     _empty,
     _failure,
-    _retries,
-    _without_pruning,
+    choose_main_text,
 )
 from pipeline.extract.fields import Extracted, Link
 from pipeline.extract.lang import choose_language, detect_language
 from pipeline.extract.links import LinkCandidate, refresh_candidate, rel_keywords
-from pipeline.extract.main_text import Block, longest_block, main_text_of
+from pipeline.extract.main_text import Block
 from pipeline.extract.meta import Metadata, extract_metadata
 from pipeline.extract.options import ExtractOptions
 from pipeline.extract.url_attributes import KINDS
@@ -145,27 +142,11 @@ def extract(
     main_text, visible, visible_length = "", "", 0
     elements = found.elements
     try:
-        prune = elements <= options.max_pruned_elements
-        first = options if prune else _without_pruning(options)
-        blocks, visible_length, visible, comments = _blocks(tree, first, found)
-        main_text = main_text_of(blocks, first, comments)
-        if (
-            prune
-            and elements <= RETRY_MAX_ELEMENTS
-            and options.prune_patterns
-            and len(main_text) < options.fallback_min_chars
-            and visible_length >= FALLBACK_RATIO * options.fallback_min_chars
-        ):
-            # each pass prunes and marks the tree: the next parses again
-            for retry in _retries(options):
-                again, _, _, _ = _blocks(parse_document(data), retry, None)
-                second = main_text_of(again, retry)
-                if len(second) > len(main_text):
-                    main_text = second
-                if len(main_text) >= options.fallback_min_chars:
-                    break
-        if not main_text and prune and visible_length < FALLBACK_RATIO * options.fallback_min_chars:
-            main_text = longest_block(blocks, first)
+        # each fallback pass prunes and marks the tree: it parses again
+        main_text, visible_length, visible = choose_main_text(
+            lambda chosen, again: (_blocks(parse_document(data), chosen, None) if again
+                                   else _blocks(tree, chosen, found)),
+            elements, options)
         _check_budget(deadline, budget, "the main text")
     except ExtractionLimit as exc:
         return _empty(page_url, (*errors, _failure("main-text", exc)))
