@@ -129,10 +129,12 @@ def _value_source(ctx: typer.Context, name: str, from_rules: bool = False) -> st
 def run(
     ctx: typer.Context,
     inputs: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(help="WARC/ARC/Parquet files, folders, globs, @list.txt of paths, "
-                       "warc.paths.gz; local paths or URLs (s3://, gs://, hdfs://, https://)."),
-    ],
+                       "warc.paths.gz, record lists (a .csv, or a Parquet file of "
+                       "warc_filename, warc_record_offset, warc_record_length); local paths "
+                       "or URLs (s3://, gs://, hdfs://, https://)."),
+    ] = None,
     *,
     out: OutOpt = "out",
     rules: RulesOpt = None,
@@ -192,6 +194,14 @@ def run(
         typer.Option("--partitions", min=1, help="--engine spark: Spark tasks (default: one "
                      "per input file)."),
     ] = None,
+    records_from: Annotated[
+        list[str] | None,
+        typer.Option("--records-from", metavar="LIST",
+                     help="A record list (Parquet or CSV: warc_filename, warc_record_offset, "
+                     "warc_record_length, e.g. a Common Crawl columnar-index query's result), "
+                     "whatever its name: only the records it names are read, by their byte "
+                     "ranges; relative names are taken from --input-base. Repeatable."),
+    ] = None,
     base_run: Annotated[
         str | None,
         typer.Option("--base-run", help="A finished run in --out to start from: when only "
@@ -213,6 +223,9 @@ def run(
     from pipeline.runners.rundir import RunRefused
     from pipeline.storage import StorageError
 
+    if not inputs and not records_from:
+        _fail("no inputs: name files, folders or lists, or a record list with --records-from",
+              exit_codes.USAGE)
     if engine not in ("local", "spark"):
         _fail(f"--engine {engine!r}: expected local or spark", exit_codes.USAGE)
     if engine != "spark" and (master is not None or partitions is not None):
@@ -220,7 +233,7 @@ def run(
     try:
         storage, resolved = load_storage_and_rules(rules, storage_option, policy)
         planned = plan(
-            inputs, out, resolved, workers=workers, run_id=run_id, resume=resume,
+            inputs or [], out, resolved, workers=workers, run_id=run_id, resume=resume,
             overwrite=overwrite, allow_missing=allow_missing,
             columns=_parse_columns(columns or []),
             config_sources={
@@ -231,6 +244,7 @@ def run(
             engine={"engine": engine, "master": master, "partitions": partitions},
             url_base=url_base,
             base_run=base_run,
+            records_from=records_from,
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -333,7 +347,10 @@ def _sizes(planned: Any) -> list[int | None]:
     sizes: list[int | None] = []
     for name in planned.files:
         pages = planned.pages.get(name)
-        if pages:
+        ranges = planned.ranges.get(name)
+        if ranges is not None:  # a record list's task reads its records' ranges
+            sizes.append(ranges.size)
+        elif pages:
             each = [size(path) for path, _, _ in pages]
             sizes.append(None if None in each else sum(s or 0 for s in each))
         else:

@@ -22,6 +22,7 @@ ErrorType = Literal[
     "source-truncated-record", "source-not-a-gzip-member", "source-read-failed",
     "source-reader-failed", "source-cc-metadata-invalid", "source-missing-column",
     "source-bad-row", "source-page-too-large", "source-bad-locator", "source-metadata-too-large",
+    "source-bad-list-row",
     # HTTP (pipeline/http/)
     "http-malformed-status-line", "http-content-encoding-failed",
     "http-content-encoding-unsupported", "http-decompressed-too-large", "http-parse-failed",

@@ -192,7 +192,9 @@ def _execute_locked(
             tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
                               plan.strict, storage, pages=plan.pages.get(path, ()),
                               key=stable_name(redact_url(path), plan.input_root),
-                              base=_base_input(plan, path)))
+                              # (a file read by ranges is decoded, never copied from a base)
+                              base=None if path in plan.ranges else _base_input(plan, path),
+                              ranges=plan.ranges.get(path)))
     if plan.overwrite:
         rundir.remove(keep=(rundir.lock,))
     storage.remove(rundir.finished)

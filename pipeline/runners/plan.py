@@ -5,6 +5,7 @@ the run will do. Refusals are :class:`~pipeline.runners.rundir.RunRefused` (exit
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -26,7 +27,14 @@ from pipeline.runners.rundir import (
 )
 from pipeline.sources.inputs import Page, expand_inputs
 from pipeline.sources.pages import page_url
-from pipeline.sources.roots import input_root
+from pipeline.sources.record_lists import (
+    RecordListError,
+    RecordLists,
+    RecordRanges,
+    is_record_list,
+    read_record_lists,
+)
+from pipeline.sources.roots import input_root, stable_name
 from pipeline.storage import (
     Storage,
     StorageError,
@@ -74,6 +82,9 @@ class RunPlan:
     input_root: str | None = None
     #: the base run of an incremental re-decode (None: decode everything)
     base: BasePlan | None = None
+    #: a task's name (in ``files``) -> the records a record list names in it (a file read
+    #: by ranges), or the list's rows that name no record (:mod:`pipeline.sources.record_lists`)
+    ranges: dict[str, RecordRanges] = field(default_factory=dict)
 
 
 def plan(
@@ -94,6 +105,7 @@ def plan(
     engine: dict[str, Any] | None = None,
     url_base: str | None = None,
     base_run: str | None = None,
+    records_from: list[str] | None = None,
 ) -> RunPlan:
     """Check a run before anything is written; :class:`RunRefused` (exit code 2) names what
     is wrong: a bad run id or ``--out`` (a missing bucket, bad credentials, an unreachable
@@ -108,7 +120,8 @@ def plan(
     the URL ``url_base`` extended by its name relative to the folder it was found in
     (else its ``file://`` URL).
     ``base_run`` names a finished run in ``out`` to copy what the rules change cannot alter
-    from (:mod:`pipeline.runners.incremental`)."""
+    from (:mod:`pipeline.runners.incremental`). ``records_from`` names record lists; a CSV
+    or a Parquet file of locators among ``inputs`` is one too (:func:`_record_lists`)."""
     storage = storage or Storage()
     out = normalize(str(out))
     if workers is not None and workers < 1:
@@ -120,10 +133,15 @@ def plan(
     if overwrite and run_id is None:
         raise RunRefused("--overwrite needs --run-id (the run to replace)")
     _check_out(storage, out)
+    listed, inputs = _record_lists(inputs, records_from or [], storage, input_base, columns)
     try:
         expanded = expand_inputs(inputs, exclude=out, storage=storage, input_base=input_base)
     except (ValueError, OSError) as exc:
         raise RunRefused(storage.scrub(str(exc))) from None
+    both = sorted(set(expanded.files) & set(listed.tasks))
+    if both:
+        raise RunRefused(f"{redact_url(both[0])}: both an input and named by a record list "
+                         "(it would be read twice): name it once")
     if expanded.missing and not allow_missing:
         shown = "; ".join(f"{storage.scrub(m.input)}: {storage.scrub(m.reason)}"
                           for m in expanded.missing)
@@ -131,17 +149,19 @@ def plan(
     if url_base is not None:
         url_base = _check_url_base(url_base, bool(expanded.pages))
     batches = _page_batches(expanded.pages, url_base)
-    files = [*expanded.files, *batches]
+    files = [*expanded.files, *batches, *listed.tasks]
     if not files:
         raise RunRefused("no input files" + (f" in {', '.join(map(redact_url, inputs))}"
                                              if inputs else ""))
     shown_files = sorted([*(redact_url(path) for path in expanded.files),
-                          *(redact_url(page.path) for page in expanded.pages)])
+                          *(redact_url(page.path) for page in expanded.pages),
+                          *(redact_url(path) for path, r in listed.tasks.items() if not r.bad)])
+    lists = listed.identity or None
     notes: list[str] = []
     try:
         if resume:
             run_id = _find_run_to_resume(storage, out, shown_files, rules, run_id, notes,
-                                         url_base)
+                                         url_base, lists)
         elif run_id is not None and not overwrite and RunDir(storage, out, run_id).exists():
             raise RunRefused(
                 f"run {run_id} already exists in {out}: add --resume to continue it, or "
@@ -152,7 +172,9 @@ def plan(
     if run_id is not None and (resume or overwrite):
         _refuse_links(RunDir(storage, out, run_id), "--resume" if resume else "--overwrite")
     if run_id is None:
-        digest = hashlib.sha256(json.dumps([shown_files, rules.version]).encode()).hexdigest()
+        digest = hashlib.sha256(json.dumps([shown_files, rules.version, *([lists] if lists
+                                                                          else [])]).encode()
+                                ).hexdigest()
         run_id = new_run_id(digest)
     root = input_root([redact_url(item) for item in inputs], shown_files,
                       redact_url(input_base) if input_base else None)
@@ -185,14 +207,40 @@ def plan(
         "missing_inputs": [{"input": i, "reason": r} for i, r in missing],
         "code": code,
         "base_run": base.to_json() if base is not None else None,
+        "record_lists": lists,
     }
+    notes.extend(listed.notes)
     return RunPlan(
         out=out, run_id=run_id, files=tuple(files), rules=rules, config=config,
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
         missing_inputs=missing, storage=storage, notes=tuple(notes), pages=batches,
-        input_root=root, base=base,
+        input_root=root, base=base, ranges=_named_by_root(listed, root),
     )
+
+
+def _record_lists(inputs: list[str], records_from: list[str], storage: Storage,
+                  input_base: str | None, columns: dict[str, str] | None
+                  ) -> tuple[RecordLists, list[str]]:
+    """The record lists of the run (``--records-from``, and the inputs that are lists:
+    :func:`~pipeline.sources.record_lists.is_record_list`) read and grouped into tasks,
+    and the other inputs; :class:`RunRefused` for a list that cannot be one."""
+    named = [item for item in inputs if is_record_list(item, storage, columns)]
+    lists = [*records_from, *(item for item in named if item not in records_from)]
+    try:
+        listed = read_record_lists(lists, storage, input_base,
+                                   {path: redact_url(path) for path in lists})
+    except RecordListError as exc:
+        raise RunRefused(storage.scrub(str(exc))) from None
+    return listed, [item for item in inputs if item not in named]
+
+
+def _named_by_root(listed: RecordLists, root: str | None) -> dict[str, RecordRanges]:
+    """The lists' tasks, their rows that name no record named as rows name files (relative
+    to the input root)."""
+    return {name: RecordRanges(r.lists, bad=tuple(dataclasses.replace(
+        err, warc_filename=stable_name(redact_url(err.warc_filename), root)) for err in r.bad))
+        if r.bad else r for name, r in listed.tasks.items()}
 
 
 def _check_url_base(url_base: str, has_pages: bool) -> str:
@@ -317,6 +365,7 @@ def _runs_in(storage: Storage, out: str, notes: list[str]) -> list[tuple[str, di
 def _find_run_to_resume(
     storage: Storage, out: str, files: list[str], rules: Rules, run_id: str | None,
     notes: list[str], url_base: str | None = None,
+    lists: list[dict[str, Any]] | None = None,
 ) -> str:
     """The run ``--resume`` continues; :class:`NothingToResume` or :class:`RunRefused` why
     there is none. Runs passed over on the way (a corrupt config) are named in ``notes``."""
@@ -329,18 +378,18 @@ def _find_run_to_resume(
             raise MetadataError(f"{rundir.config}: not a run's config; remove the run with "
                                 "--overwrite")
         if (data.get("inputs") != files or data.get("rules_version") != rules.version
-                or data.get("url_base") != url_base):
+                or data.get("url_base") != url_base or data.get("record_lists") != lists):
             raise RunRefused(
-                f"run {run_id} in {out} was started with other inputs, rules or code (its "
-                "rules_version), or another --url-base: resume it with the same ones, or "
-                "--overwrite it"
+                f"run {run_id} in {out} was started with other inputs (or record lists), "
+                "rules or code (its rules_version), or another --url-base: resume it with "
+                "the same ones, or --overwrite it"
             )
         if rundir.is_finished():
             raise NothingToResume(f"run {run_id} in {out} has finished; nothing to resume")
         return run_id
     same = [(rid, data) for rid, data in _runs_in(storage, out, notes)
             if data.get("inputs") == files and data.get("rules_version") == rules.version
-            and data.get("url_base") == url_base]
+            and data.get("url_base") == url_base and data.get("record_lists") == lists]
     passed = (f" (passed over {len(notes)} run(s) whose config is corrupt: "
               f"{'; '.join(notes)})" if notes else "")
     if not same:

@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 from pipeline.errors import RecordError
 from pipeline.runners.incremental import run_incremental
+from pipeline.runners.ranged import RangeReading
 from pipeline.runners.parts import (
     Counts,
     PartsWriter,
@@ -60,7 +61,7 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     cpu_started = time.process_time()
     attempt = new_attempt()
     counts = Counts()
-    opened = _Opened(task)
+    opened: _Opened | RangeReading = RangeReading(task) if task.ranges is not None else _Opened(task)
     try:
         writer = PartsWriter(task, counts, attempt)
     except BaseException:
@@ -76,6 +77,9 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
         writer.abort(exc)
         raise
     reading.report(rest=opened.finish())
+    if isinstance(opened, RangeReading):  # a listed record that is not there is no unreadable file
+        return task_stats(task, reading, counts, attempt, started, cpu_started,
+                          unreadable=opened.unreadable)
     return task_stats(task, reading, counts, attempt, started, cpu_started)
 
 
@@ -133,10 +137,14 @@ class _Opened:
 
 
 def _records(task: Task, columns: dict[str, str] | None,
-             opened: _Opened) -> Iterator[RawRecord | RecordError]:
+             opened: _Opened | RangeReading) -> Iterator[RawRecord | RecordError]:
     """The input's records, read from the file ``opened`` holds; an input that cannot be
     opened is one file-level ``errors`` row, and so is a reader bug (the rest of the file
-    is lost, the records read so far stay)."""
+    is lost, the records read so far stay). A record list's task reads its records by
+    their ranges (:mod:`pipeline.runners.ranged`)."""
+    if isinstance(opened, RangeReading):
+        yield from opened.records()
+        return
     if task.pages:
         yield from _page_records(task, opened)
         return

@@ -13,12 +13,15 @@ from __future__ import annotations
 import os
 import signal
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.encoding.options import Override
 from pipeline.rules import Rules
 from pipeline.runners.rundir import TASK_TABLES, MetadataError, RunDir, parse_json
 from pipeline.storage import Storage, redact_url
+
+if TYPE_CHECKING:  # the task's reading imports it; planning and committing need not
+    from pipeline.sources.record_lists import RecordRanges
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +36,8 @@ class BaseInput:
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A unit of work: one input file, or a batch of saved pages, with its rank in the run.
+    """A unit of work: one input file (whole, or the records a record list names in it),
+    or a batch of saved pages, with its rank in the run.
 
     ``path`` is what is opened (a URL may carry credentials in a presigned query);
     :attr:`name`, the path without them, is what every row, stats file and message shows.
@@ -55,6 +59,9 @@ class Task:
     key: str = ""
     #: copy from this base run what the rules change cannot alter (None: decode everything)
     base: BaseInput | None = None
+    #: read only these records of the file, by their byte ranges (a record list's task;
+    #: None: the whole file)
+    ranges: RecordRanges | None = None
 
     @property
     def name(self) -> str:

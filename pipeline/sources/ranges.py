@@ -36,6 +36,7 @@ gives.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -59,6 +60,13 @@ MEMBER_LOOKAHEAD = 1 << 16
 #: The records after a response are read for its metadata in pieces this big (the readers'
 #: own 64 KiB would read far past a Common Crawl metadata record of ~1 KB).
 JOIN_PIECE = 4096
+#: With ``coalesce``: records whose ranges are at most this far apart are fetched in one
+#: read. On an object store each read is a request, and a request's round trip (tens of
+#: milliseconds) costs as much as transferring a few hundred KB.
+COALESCE_GAP = 256 << 10
+#: ... and one such read is at most this long (it is held in memory while its records are
+#: read); a record longer than this is read through the file alone.
+COALESCE_MAX = 8 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +96,7 @@ class Locator:
 
 def read_located(fh: BinaryIO, name: str, locators: Iterable[Locator], *,
                  max_block: int = MAX_BLOCK, max_header: int = MAX_HEADER, join: bool = True,
-                 ) -> Iterator[RawRecord | RecordError]:
+                 coalesce: bool = False) -> Iterator[RawRecord | RecordError]:
     """For each locator, in file order (:meth:`Locator.sort_key`), the record
     :func:`pipeline.sources.iter_records` gives at that locator, or a ``RecordError``.
 
@@ -96,7 +104,9 @@ def read_located(fh: BinaryIO, name: str, locators: Iterable[Locator], *,
     errors call it (the whole-file read's ``path``: ARC record ids are made from it).
     ``max_block`` and ``max_header`` as for :func:`~pipeline.sources.iter_records` (the
     run's values, or blocks are cut elsewhere); ``join``: read on after a response for its
-    Common Crawl metadata (module docstring). Never raises for bad data.
+    Common Crawl metadata (module docstring); ``coalesce``: fetch the ranges of records
+    near each other (:data:`COALESCE_GAP`) in one read each (:class:`_Coalesced`), with the
+    bytes after each record that the reader looks at. Never raises for bad data.
     """
     wanted = sorted(locators, key=Locator.sort_key)
     if not wanted:
@@ -113,8 +123,10 @@ def read_located(fh: BinaryIO, name: str, locators: Iterable[Locator], *,
     if isinstance(codec, RecordError):
         for loc in wanted:  # one error per record asked for: each is counted
             yield RecordError(codec.stage, codec.error_type, codec.message, name, loc.offset,
-                              offset_in_member=loc.offset_in_member)
+                              offset_in_member=loc.offset_in_member, length=loc.length)
         return
+    if coalesce:
+        fh = _Coalesced(fh, _spans(wanted, size))  # type: ignore[assignment]
     reader = _Reader(fh, name, codec, size, max_block, max_header, join)
     i = 0
     while i < len(wanted):
@@ -129,6 +141,86 @@ def read_located(fh: BinaryIO, name: str, locators: Iterable[Locator], *,
         else:
             yield reader.whole(loc)
             i += 1
+
+
+def _spans(wanted: list[Locator], size: int) -> list[tuple[int, int]]:
+    """The byte spans to fetch whole for ``wanted`` (in file order): each record's range
+    with what the reader reads after it (the separator, the next record's start, the first
+    piece of its metadata record), merged where they are at most :data:`COALESCE_GAP`
+    apart and the merged span stays within :data:`COALESCE_MAX`. Records inside a shared
+    member (read from the member's start) and records longer than the limit are left out."""
+    spans: list[tuple[int, int]] = []
+    for loc in wanted:
+        if loc.offset_in_member is not None or loc.length > COALESCE_MAX:
+            continue
+        start, end = loc.offset, min(size, loc.offset + loc.length + PLAIN_LOOKAHEAD)
+        if start >= end:
+            continue
+        if spans and start - spans[-1][1] <= COALESCE_GAP and end - spans[-1][0] <= COALESCE_MAX:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+        elif spans and start < spans[-1][1]:  # overlaps a span that cannot grow: its rest
+            if end > spans[-1][1]:
+                spans.append((spans[-1][1], end))
+        else:
+            spans.append((start, end))
+    return spans
+
+
+class _Coalesced:
+    """The file ``fh`` with the byte ``spans`` (sorted, disjoint) fetched in one read each,
+    when a read first reaches into one, and held until a read reaches another; reads
+    outside every span go to ``fh``. Positions are the file's."""
+
+    __slots__ = ("_fh", "_spans", "_starts", "_pos", "_held_at", "_held")
+
+    def __init__(self, fh: BinaryIO, spans: list[tuple[int, int]]) -> None:
+        self._fh = fh
+        self._spans = spans
+        self._starts = [start for start, _ in spans]
+        self._pos = 0
+        self._held_at = 0
+        self._held = b""
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        if whence == 2:
+            self._pos = self._fh.seek(pos, 2)
+        else:
+            self._pos = pos if whence == 0 else self._pos + pos
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, n: int = -1) -> bytes:
+        out: list[bytes] = []
+        while n != 0:
+            chunk = self._from_span(n)
+            if chunk is None:  # outside every span: the file itself
+                self._fh.seek(self._pos)
+                chunk = self._fh.read(n)
+                self._pos += len(chunk)
+                out.append(chunk)
+                break
+            out.append(chunk)
+            self._pos += len(chunk)
+            if n > 0:
+                n -= len(chunk)
+        return b"".join(out)
+
+    def _from_span(self, n: int) -> bytes | None:
+        """Bytes from the current position inside a span (fetching it), or None."""
+        pos = self._pos
+        if not self._held_at <= pos < self._held_at + len(self._held):
+            i = bisect_right(self._starts, pos) - 1
+            if i < 0 or pos >= self._spans[i][1]:
+                return None
+            start, end = self._spans[i]
+            self._fh.seek(start)
+            self._held_at, self._held = start, self._fh.read(end - start)
+            if not self._held_at <= pos < self._held_at + len(self._held):
+                return None  # the file ended early
+        at = pos - self._held_at
+        return self._held[at:] if n < 0 else self._held[at:at + n]
 
 
 class _Range:
@@ -270,7 +362,8 @@ class _Reader:
         return RecordError("source", "source-bad-locator",
                            f"no record at offset {loc.offset}, length {loc.length}, offset in "
                            f"member {loc.offset_in_member}; found {found}"[:2000],
-                           self.name, loc.offset, offset_in_member=loc.offset_in_member)
+                           self.name, loc.offset, offset_in_member=loc.offset_in_member,
+                           length=loc.length)
 
 
 def _parquet_rows(fh: BinaryIO, name: str, wanted: list[Locator], max_block: int
