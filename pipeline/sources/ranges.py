@@ -311,6 +311,10 @@ class _Reader:
         item = next(self._careful(_Range(self.fh, min(self.size, end + lookahead)), loc.offset),
                     None)
         cut = item is None or isinstance(item, RecordError) or item.block_truncated
+        if self.codec is not None and not cut and end < self.size and not self._member_at(end):
+            # The range may end inside the record's last member (a length a few bytes short
+            # leaves out part of its trailer, which the block does not need): read on.
+            cut = True
         if self.codec is not None and cut and end < self.size:
             # The block ended with the range: the next member's first bytes tell why.
             item = next(self._careful(_Range(self.fh, min(self.size, end + MEMBER_LOOKAHEAD)),
@@ -319,6 +323,13 @@ class _Reader:
         if isinstance(found, RawRecord) and self.join and found.record_type in ("response", "resource"):
             return join_forward(found, self._careful(_Pieces(self.fh, JOIN_PIECE), end))
         return found
+
+    def _member_at(self, pos: int) -> bool:
+        """Whether a member (or a frame to skip) starts at ``pos`` of the compressed file."""
+        assert self.codec is not None
+        self.fh.seek(pos)
+        head = self.fh.read(8)
+        return self.codec.starts_member(head) or self.codec.padding(head) is not None
 
     def in_member(self, locs: list[Locator]) -> Iterator[RawRecord | RecordError]:
         """The records of ``locs``, all inside the member at ``locs[0].offset``, read in one

@@ -18,7 +18,14 @@ from pipeline.rules import Rules
 from pipeline.runners.local import run
 from pipeline.sources import iter_records
 from pipeline.sources.ccmeta import join_metadata
-from pipeline.sources.ranges import Locator, read_located
+from pipeline.sources.ranges import (
+    COALESCE_GAP,
+    COALESCE_MAX,
+    Locator,
+    _Coalesced,
+    _spans,
+    read_located,
+)
 from pipeline.sources.record import RawRecord
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "warc"
@@ -89,6 +96,9 @@ def test_every_record_read_by_its_locator_is_the_record_the_whole_file_gives(pat
     # every other record, asked for in reverse order: the same records, in file order
     some = full[::2]
     assert _located(path, [Locator.of(r) for r in reversed(some)]) == some
+    # near ranges fetched together (a record list's reading): the same records
+    assert _located(path, [Locator.of(r) for r in full], coalesce=True) == full
+    assert _located(path, [Locator.of(r) for r in some], coalesce=True) == some
 
 
 def test_records_that_share_a_member_are_told_apart_and_read_back():
@@ -110,9 +120,60 @@ def test_one_record_per_member_reads_only_its_range():
                                 join=False))
     assert got == wanted
     ranges = [(r.warc_record_offset, r.warc_record_offset + r.warc_record_length) for r in wanted]
-    # only the ranges, and the file's first 8 bytes (which container it is)
-    assert counting.bytes_outside([*ranges, (0, 8)]) == 0
-    assert sum(end - start for start, end in counting.spans) <= sum(e - s for s, e in ranges) + 12
+    # only the ranges, the file's first 8 bytes (which container it is) and the 8 bytes after
+    # each range (a member starts there: the range did not end inside the record's trailer)
+    after = [(end, end + 8) for _, end in ranges]
+    assert counting.bytes_outside([*ranges, (0, 8), *after]) == 0
+    assert sum(end - start for start, end in counting.spans) <= sum(
+        e - s for s, e in ranges) + 12 + 8 * len(ranges)
+
+
+def test_near_ranges_are_fetched_in_one_read_each_span():
+    path = SAMPLES / "pywb" / "iana.warc.gz"
+    full = _records(path)
+    wanted = [r for r in full if r.record_type == "response"][::3]
+    locators = [Locator.of(r) for r in wanted]
+    reads = {}
+    for coalesce in (False, True):
+        with open(path, "rb") as raw:
+            counting = Counting(raw)  # type: ignore[arg-type]
+            got = list(read_located(counting, str(path), locators,  # type: ignore[arg-type]
+                                    join=False, coalesce=coalesce))
+        assert got == wanted
+        reads[coalesce] = counting.spans
+    # the file's first bytes (Parquet or not, which container), then one read: every range
+    # lies within COALESCE_GAP of the next
+    assert len(reads[False]) > len(wanted) and len(reads[True]) == 3, reads[True]
+    first, last = wanted[0], wanted[-1]
+    assert reads[True][:2] == [(0, 4), (0, 8)] and reads[True][2] == (first.warc_record_offset, min(
+        path.stat().st_size, last.warc_record_offset + last.warc_record_length + 4096))
+
+
+def test_a_coalesced_read_that_runs_past_its_span_goes_on_in_the_file():
+    data = bytes(range(256)) * 64
+    coalesced = _Coalesced(io.BytesIO(data), [(100, 200), (200, 300), (5000, 5100)])  # type: ignore[arg-type]
+    coalesced.seek(150)
+    assert coalesced.read(400) == data[150:550]  # two spans, then the file
+    coalesced.seek(5050)
+    assert coalesced.read(100) == data[5050:5150]
+    coalesced.seek(-10, 2)
+    assert coalesced.read() == data[-10:] and coalesced.tell() == len(data)
+    coalesced.seek(0)
+    assert coalesced.read() == data
+
+
+def test_spans_merge_near_ranges_up_to_the_limit():
+    gap, limit = COALESCE_GAP, COALESCE_MAX
+    near = [Locator(0, 100), Locator(100 + gap - 4096, 100)]
+    assert _spans(near, 10**9) == [(0, 100 + gap - 4096 + 100 + 4096)]
+    far = [Locator(0, 100), Locator(100 + 4096 + gap + 1, 100)]
+    assert len(_spans(far, 10**9)) == 2
+    # a record over the limit is read through the file; one inside a member too
+    assert _spans([Locator(0, limit + 1), Locator(10, 5, 3)], 10**12) == []
+    # a span never grows past the limit, and never past the file's end
+    big = [Locator(i * (limit // 4), limit // 4) for i in range(8)]
+    assert all(end - start <= limit for start, end in _spans(big, 10**12))
+    assert _spans([Locator(0, 100)], 50) == [(0, 50)]
 
 
 def test_a_plain_file_reads_its_ranges_and_the_separator_after_each():
@@ -152,6 +213,19 @@ def test_a_locator_that_names_no_record_is_an_error_row():
     # past the end of the file: nothing there
     assert isinstance(got[1], RecordError) and got[1].error_type == "source-bad-locator"
     assert got[1].offset == 999
+
+
+def test_a_range_that_ends_inside_its_last_member_names_no_record():
+    path = SAMPLES / "pywb" / "iana.warc.gz"
+    full = _records(path)
+    record = next(r for r in full if r.record_type == "response")
+    for short in (1, 4, 8):  # the gzip trailer's last bytes: the block is whole without them
+        loc = Locator(record.warc_record_offset, record.warc_record_length - short)
+        for coalesce in (False, True):
+            (got,) = _located(path, [loc], coalesce=coalesce)
+            assert isinstance(got, RecordError) and got.error_type == "source-bad-locator", got
+            assert f"length {record.warc_record_length}" in got.message
+            assert (got.offset, got.length) == (loc.offset, loc.length)
 
 
 def test_parquet_rows_are_read_back_by_their_row_number(tmp_path: Path):
