@@ -6,9 +6,9 @@ sample crawl, locally, on S3 (the loopback moto server) and over https."""
 from __future__ import annotations
 
 import csv
-from collections import Counter
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -151,7 +151,7 @@ def test_bad_rows_are_errors_rows_with_their_locator_and_the_run_goes_on(
     lines = [
         "warc_filename,warc_record_offset,warc_record_length",
         f"{name},{record.warc_record_offset},{record.warc_record_length}",
-        f"no/such/file.warc.gz,0,100",  # a missing file: the file is unreadable (exit 3)
+        "no/such/file.warc.gz,0,100",  # a missing file: the file is unreadable (exit 3)
         f"{name},{size + 10},100",  # past the end
         # not where a record starts: the reader's own error there, as a whole-file read has it
         f"{name},{record.warc_record_offset + 1},{record.warc_record_length}",

@@ -20,13 +20,13 @@ from typing import BinaryIO
 
 from pipeline.errors import RecordError
 from pipeline.runners.incremental import run_incremental
-from pipeline.runners.ranged import RangeReading
 from pipeline.runners.parts import (
     Counts,
     PartsWriter,
     RecordLoop,
     task_stats,
 )
+from pipeline.runners.ranged import RangeReading
 from pipeline.runners.rundir import new_attempt
 from pipeline.runners.startup import settle_heap
 from pipeline.runners.taskinfo import (
