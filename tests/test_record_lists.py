@@ -274,3 +274,21 @@ def test_a_list_of_https_urls_reads_their_ranges(whole, sample_crawl: tuple[Path
     assert {r[name_at] for r in got} == {"sample-main.warc.gz"}  # relative to the host's root
     strip = [r[:name_at] + r[name_at + 1:] for r in got]
     assert strip == [r[:name_at] + r[name_at + 1:] for r in expected["records"]]
+
+
+def test_a_list_run_as_a_base_run_is_a_global_change(whole, tmp_path: Path) -> None:
+    """A list run's rows of a file are some of the file's: a run of the whole file copies
+    none of them."""
+    out = tmp_path / "out"
+    name = next(n for n, _ in whole["records"] if n.endswith("data/sample/sample-main.warc.gz"))
+    chosen = [(n, r) for n, r in whole["records"] if n == name][:3]
+    pq.write_table(locator_table(chosen), tmp_path / "few.parquet")
+    first = redecode("run", str(tmp_path / "few.parquet"), "--input-base", whole["root"],
+                     "--out", str(out), "--run-id", "few", "-q")
+    assert first.returncode == 0, first.stderr
+    full = redecode("run", str(Path(whole["root"]) / name), "--input-base", whole["root"],
+                    "--out", str(out), "--run-id", "all", "--base-run", "few", "-q")
+    assert full.returncode == 0, full.stderr
+    assert "the base run read record lists" in full.stderr
+    assert runs_row(out, "all")["records_copied"] == 0
+    assert runs_row(out, "all")["records_seen"] == sum(1 for n, _ in whole["records"] if n == name)

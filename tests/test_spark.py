@@ -152,3 +152,32 @@ def test_an_incremental_run_on_spark_equals_a_full_one(spark, s3_server, crawl_b
     got, want = s3_rows(out, "incremental", crawl_bucket), s3_rows(out, "full", crawl_bucket)
     for table in ("records", "links", "errors"):
         assert got[table] == want[table], differences({table: got[table]}, {table: want[table]})
+
+
+def test_a_record_list_on_spark_reads_what_a_local_list_run_reads(
+        spark, s3_server, crawl_bucket: str, tmp_path: Path) -> None:
+    """Each task carries its records to the executor: the same rows as the local runner's,
+    the list's bad rows included."""
+    import pyarrow as pa
+
+    from pipeline.runners.spark import spark_executor
+
+    session, _ = spark
+    sample = Path(__file__).parent.parent / "data" / "sample"
+    names = ["data/sample/sample-main.warc.gz", "data/sample/sample-transport.warc",
+             "corpus/warc-samples/pywb/iana.warc.gz", "no/such.warc.gz", None]
+    offsets = [1267, 0, 334, 0, 5]
+    lengths = [3643, 1, 2258, 10, 10]
+    pq.write_table(pa.table({"warc_filename": names, "warc_record_offset": offsets,
+                             "warc_record_length": lengths}), tmp_path / "list.parquet")
+    rules = load_rules(sample / "rules.toml")
+    got = {}
+    for name, executor in (("spark", spark_executor(session)), ("local", None)):
+        out = str(tmp_path / name)
+        summary = run([], out, rules, run_id="l", records_from=[str(tmp_path / "list.parquet")],
+                      input_base=f"{crawl_bucket}/", executor=executor, workers=1)
+        assert summary.invariant_ok, summary.problems
+        assert (summary.seen, summary.written) == (5, 2)
+        got[name] = table_rows(Storage(), out, "l")
+    for table in ("records", "links", "errors"):
+        assert got["spark"][table] == got["local"][table], table

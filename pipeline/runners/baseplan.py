@@ -45,6 +45,8 @@ def classify(base_config: dict[str, Any], rules: Rules, code: dict[str, str],
     from pipeline.provenance import code_changes
 
     reasons = code_changes(base_config.get("code"), code)
+    if base_config.get("record_lists"):  # its rows of a file may be a few of the file's
+        reasons.append("the base run read record lists (only the records they name)")
     if base_config.get("input_root") != input_root:
         reasons.append(f"input root {base_config.get('input_root')!r} -> {input_root!r}")
     try:

@@ -410,6 +410,7 @@ def run(
     storage: Storage | None = None,
     input_base: str | None = None,
     base_run: str | None = None,
+    records_from: list[str] | None = None,
 ) -> RunSummary:
     """Decode every input into ``out`` (:func:`~pipeline.runners.plan.plan`, then
     :func:`execute`); returns the summary (also written to ``runs``). Raises ``RunRefused``
@@ -418,6 +419,7 @@ def run(
         inputs, out, rules, workers=workers, run_id=run_id, resume=resume, overwrite=overwrite,
         allow_missing=allow_missing, columns=columns, config_sources=config_sources,
         strict=strict, storage=storage, input_base=input_base, base_run=base_run,
+        records_from=records_from,
     )
     return execute(planned, progress=progress, executor=executor)
 
