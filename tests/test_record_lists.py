@@ -203,8 +203,13 @@ def test_a_list_that_cannot_be_one_is_refused_before_anything_is_written(
     sample = Path(whole["root"]) / whole["records"][-1][0]
     (tmp_path / "one.csv").write_text(
         f"warc_filename,warc_record_offset,warc_record_length\n{sample},0,10\n")
-    both = redecode("run", str(sample), str(tmp_path / "one.csv"), "--out", str(out), "-q")
+    both = redecode("run", os.path.relpath(sample), str(tmp_path / "one.csv"), "--out",
+                    str(out), "-q")
     assert both.returncode == 2 and "both an input and named by a record list" in both.stderr
+    (tmp_path / "empty.csv").write_text("warc_filename,warc_record_offset,warc_record_length\n")
+    empty = redecode("run", str(tmp_path / "empty.csv"), "--out", str(out), "-q")
+    assert empty.returncode == 2 and "the record lists hold no rows" in empty.stderr
+    assert not out.exists()
 
 
 def test_resume_needs_the_same_records(whole, tmp_path: Path) -> None:

@@ -138,7 +138,8 @@ def plan(
         expanded = expand_inputs(inputs, exclude=out, storage=storage, input_base=input_base)
     except (ValueError, OSError) as exc:
         raise RunRefused(storage.scrub(str(exc))) from None
-    both = sorted(set(expanded.files) & set(listed.tasks))
+    named = {_where(path) for path in expanded.files}
+    both = sorted(path for path in listed.tasks if _where(path) in named)
     if both:
         raise RunRefused(f"{redact_url(both[0])}: both an input and named by a record list "
                          "(it would be read twice): name it once")
@@ -150,6 +151,9 @@ def plan(
         url_base = _check_url_base(url_base, bool(expanded.pages))
     batches = _page_batches(expanded.pages, url_base)
     files = [*expanded.files, *batches, *listed.tasks]
+    if not files and listed.identity:
+        raise RunRefused("no input files: the record lists hold no rows ("
+                         + ", ".join(entry["path"] for entry in listed.identity) + ")")
     if not files:
         raise RunRefused("no input files" + (f" in {', '.join(map(redact_url, inputs))}"
                                              if inputs else ""))
@@ -233,6 +237,11 @@ def _record_lists(inputs: list[str], records_from: list[str], storage: Storage,
     except RecordListError as exc:
         raise RunRefused(storage.scrub(str(exc))) from None
     return listed, [item for item in inputs if item not in named]
+
+
+def _where(path: str) -> str:
+    """A file as a path that names it alone (a local path made absolute)."""
+    return path if is_url(path) else os.path.abspath(path)
 
 
 def _named_by_root(listed: RecordLists, root: str | None) -> dict[str, RecordRanges]:
