@@ -145,7 +145,7 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
                                                  offset_in_member=loc.offset_in_member))
                     return
             for item in read_located(opened[0], task.warc_filename, locators,
-                                     max_block=task.rules.max_decompressed):
+                                     max_block=task.rules.max_decompressed, coalesce=True):
                 reading.take(item)
 
         try:
