@@ -172,17 +172,15 @@ def read_record_lists(paths: list[str], storage: Reader, input_base: str | None,
         name = shown.get(path, path)
         table = _read(path, name, storage)
         base = input_base or (_url_folder(path) if _URL.match(path) else os.path.dirname(path))
-        table, bad = _valid(table, name, base)
+        table, bad, relative = _valid(table, name, base)
         if input_base is None:
             hint = (f" (a relative warc_filename, looked for beside the list {name} since no "
                     "--input-base was given; Common Crawl's names need --input-base "
                     "s3://commoncrawl/ or https://data.commoncrawl.org/)")
-            for relative, resolved in zip(table.column("relative").to_pylist(),
-                                          table.column("file").to_pylist(), strict=True):
-                if relative:
-                    hints.setdefault(resolved, hint)
-        parts.append(table.drop_columns(["relative"]).append_column(
-            "list", pa.array([number] * table.num_rows, pa.int32())))
+            for resolved in relative:
+                hints.setdefault(resolved, hint)
+        parts.append(table.append_column(
+            "list", pa.array(np.full(table.num_rows, number, np.int32))))
         if bad:
             before = tasks[name].bad if name in tasks else ()
             tasks[name] = RecordRanges((name,), bad=before + tuple(bad))
@@ -306,9 +304,10 @@ def _read_csv(raw: bytes, name: str, compressed: bool) -> pa.Table:
     })
 
 
-def _valid(table: pa.Table, name: str, base: str) -> tuple[pa.Table, list[RecordError]]:
-    """The rows that name a record, their files resolved (``file``; ``relative``: the name
-    was relative), and an ``errors`` row for each of the others."""
+def _valid(table: pa.Table, name: str, base: str
+           ) -> tuple[pa.Table, list[RecordError], list[str]]:
+    """The rows that name a record, their files resolved (``file``), an ``errors`` row for
+    each of the others, and the files that were named by a relative name."""
     names, offsets = table.column("warc_filename"), table.column("offset")
     lengths, inner = table.column("length"), table.column("in_member")
     ok = pc.and_kleene(pc.and_kleene(pc.invert(pc.equal(pc.utf8_trim_whitespace(names), "")),
@@ -324,15 +323,13 @@ def _valid(table: pa.Table, name: str, base: str) -> tuple[pa.Table, list[Record
     encoded = good.column("warc_filename").combine_chunks().dictionary_encode()
     unique = [str(v).strip() for v in encoded.dictionary.to_pylist()]
     resolved = [_resolve(v, base) for v in unique]
-    relative = [r != v for r, v in zip(resolved, unique, strict=True)]
-    indices = encoded.indices
+    relative = [r for r, v in zip(resolved, unique, strict=True) if r != v]
     return pa.table({
-        "file": pc.take(pa.array(resolved, pa.string()), indices),
-        "relative": pc.take(pa.array(relative, pa.bool_()), indices),
+        "file": pc.take(pa.array(resolved, pa.string()), encoded.indices),
         "offset": good.column("offset"),
         "length": good.column("length"),
         "in_member": good.column("in_member"),
-    }), bad
+    }), bad, relative
 
 
 def _bad_row(row: dict[str, Any], name: str, base: str) -> RecordError:
