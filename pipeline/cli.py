@@ -199,8 +199,9 @@ def run(
         typer.Option("--records-from", metavar="LIST",
                      help="A record list (Parquet or CSV: warc_filename, warc_record_offset, "
                      "warc_record_length, e.g. a Common Crawl columnar-index query's result), "
-                     "whatever its name: only the records it names are read, by their byte "
-                     "ranges; relative names are taken from --input-base. Repeatable."),
+                     "whatever its name, or a folder or glob of them (a query's part files): "
+                     "only the records named are read, by their byte ranges; relative names "
+                     "are taken from --input-base. Repeatable."),
     ] = None,
     base_run: Annotated[
         str | None,

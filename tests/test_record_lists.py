@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.rules import load_rules
+from pipeline.runners.rundir import RunRefused
 from pipeline.runners.local import run
 from pipeline.sources import iter_records
 from pipeline.sources.record import RawRecord
@@ -303,3 +304,28 @@ def test_a_list_run_as_a_base_run_is_a_global_change(whole, tmp_path: Path) -> N
     assert "the base run read record lists" in full.stderr
     assert runs_row(out, "all")["records_copied"] == 0
     assert runs_row(out, "all")["records_seen"] == sum(1 for n, _ in whole["records"] if n == name)
+
+
+def test_records_from_a_query_s_output_folder_reads_its_part_files(whole, tmp_path: Path
+                                                                   ) -> None:
+    """An Athena or Spark query writes its result as part files in a folder, beside a
+    ``_SUCCESS`` marker: ``--records-from FOLDER`` (or a glob) reads every part."""
+    from pipeline.runners.plan import plan
+
+    query = tmp_path / "query"
+    query.mkdir()
+    halves = whole["records"][:10], whole["records"][10:20]
+    for n, half in enumerate(halves):
+        pq.write_table(locator_table(half), query / f"20261207_{n:05d}_part")
+    (query / "_SUCCESS").write_text("")
+    rules = load_rules(None)
+    for given in (str(query), str(query / "2026*")):
+        planned = plan([], tmp_path / "out", rules, records_from=[given],
+                       input_base=whole["root"])
+        assert [e["path"] for e in planned.config["record_lists"]] == [
+            str(query / "20261207_00000_part"), str(query / "20261207_00001_part")]
+        assert sum(len(r) for r in planned.ranges.values()) == 20
+    (query / "20261207_00000_part").unlink()
+    (query / "20261207_00001_part").unlink()
+    with pytest.raises(RunRefused, match="no file in it"):
+        plan([], tmp_path / "out", rules, records_from=[str(query)])

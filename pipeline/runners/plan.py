@@ -230,13 +230,35 @@ def _record_lists(inputs: list[str], records_from: list[str], storage: Storage,
     :func:`~pipeline.sources.record_lists.is_record_list`) read and grouped into tasks,
     and the other inputs; :class:`RunRefused` for a list that cannot be one."""
     named = [item for item in inputs if is_record_list(item, storage, columns)]
-    lists = [*records_from, *(item for item in named if item not in records_from)]
+    given = [path for item in records_from for path in _lists_in(item, storage)]
+    lists = [*given, *(item for item in named if item not in given)]
     try:
         listed = read_record_lists(lists, storage, input_base,
                                    {path: redact_url(path) for path in lists})
     except RecordListError as exc:
         raise RunRefused(storage.scrub(str(exc))) from None
     return listed, [item for item in inputs if item not in named]
+
+
+def _lists_in(item: str, storage: Storage) -> list[str]:
+    """The record lists ``--records-from ITEM`` names: a file, or the files of a folder or
+    prefix (a query's output: its part files, whatever their names; names starting with
+    ``_`` or ``.``, such as Spark's ``_SUCCESS``, passed over) or of a glob."""
+    try:
+        if any(char in item.split("?", 1)[0] for char in "*?["):
+            found = [path for path, is_dir in storage.glob_entries(item) if not is_dir]
+        elif storage.is_dir(item):
+            found = storage.list_files(item)
+        else:
+            return [item]
+    except StorageError as exc:
+        raise RunRefused(f"--records-from {redact_url(item)}: {storage.scrub(str(exc))}"
+                         ) from None
+    found = [path for path in found
+             if not path.rstrip("/").rpartition("/")[2].startswith(("_", "."))]
+    if not found:
+        raise RunRefused(f"--records-from {redact_url(item)}: no file in it")
+    return found
 
 
 def _where(path: str) -> str:
