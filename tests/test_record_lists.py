@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.rules import load_rules
-from pipeline.runners.rundir import RunRefused
 from pipeline.runners.local import run
+from pipeline.runners.rundir import RunRefused
 from pipeline.sources import iter_records
 from pipeline.sources.record import RawRecord
 from pipeline.storage import Storage
