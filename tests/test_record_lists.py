@@ -180,6 +180,17 @@ def test_bad_rows_are_errors_rows_with_their_locator_and_the_run_goes_on(
         (name, None, record.warc_record_length, "source-bad-list-row"),
         (name, record.warc_record_offset, None, "source-bad-list-row"),
     ], key=lambda r: tuple((v is None, v) for v in r))
+    assert "nothing to decode" not in result.stderr  # (a file whose listed record failed)
+    requests = [r for n, r in whole["records"] if n == name and r.record_type == "request"]
+    (tmp_path / "requests.csv").write_text("warc_filename,warc_record_offset,warc_record_length\n"
+                                           + "".join(f"{name},{r.warc_record_offset},"
+                                                     f"{r.warc_record_length}\n"
+                                                     for r in requests))
+    skipped = redecode("run", str(tmp_path / "requests.csv"), "--input-base", whole["root"],
+                       "--out", str(out), "--run-id", "req", "-q", "-w", "1")
+    assert skipped.returncode == 0 and requests, skipped.stderr
+    assert "nothing to decode" not in skipped.stderr  # the list chose them
+    assert json.loads(runs_row(out, "req")["skipped_by_reason"]) == {"request": len(requests)}
     row = runs_row(out, "bad")
     assert (row["records_seen"], row["records_written"], row["errors"]) == (7, 1, 6)
 

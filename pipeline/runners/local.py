@@ -339,6 +339,7 @@ def _summarize(
 ) -> RunSummary:
     skipped: Counter[str] = Counter()
     sources: Counter[str] = Counter()
+    listed = {redact_url(path) for path in plan.ranges}
     matched: Counter[str] = Counter()
     decided: Counter[str] = Counter()
     for stats in done:
@@ -371,8 +372,10 @@ def _summarize(
         sources=dict(sorted(sources.items())),
         unreadable=tuple((s.path, s.unreadable) for s in done if s.unreadable is not None),
         truncated=tuple((s.path, s.truncated) for s in done if s.truncated is not None),
+        # (a file read whole; the records a list chose are what the user asked for)
         nothing_to_decode=tuple((s.path, s.skipped) for s in done if s.seen and not s.written
-                                and not s.errors and s.unreadable is None),
+                                and not s.errors and s.unreadable is None
+                                and s.path not in listed),
         skipped_inputs=plan.skipped_inputs,
         missing_inputs=plan.missing_inputs,
         rules=rules,
