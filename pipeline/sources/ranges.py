@@ -28,6 +28,12 @@ field values, record id and Common Crawl metadata join. It reads:
   metadata record, which names both fields), read in 64 KiB pieces. ``join=False`` reads
   the ranges alone (the crawler fields are then the response's own headers').
 
+With ``coalesce`` (a record list's tasks, ``--base-run``'s), the ranges of records near
+each other are fetched in one read each (:data:`COALESCE_GAP`, :data:`COALESCE_MAX`) and
+the records read from memory: on an object store a read is a request. Where a range of
+whole members ends, the next 8 bytes must start a member, or the range ended inside the
+record's last member (a length a few bytes short of it) and names no record.
+
 Parquet inputs (the locator's offset is the row number) are read whole and the rows asked
 for picked out. A locator that names no record gives a ``source-bad-locator`` error (with
 what was found there); a record that cannot be read gives the error the whole-file read
