@@ -188,6 +188,12 @@ def section_incremental(lines: list[str], args: argparse.Namespace) -> None:
                     *(["--repeats", "6", "--rounds", "1"] if args.quick else []))
 
 
+def section_record_lists(lines: list[str], args: argparse.Namespace) -> None:
+    _in_own_process(lines, "record_lists_bench",
+                    *(["--rows", "100000", "--repeats", "4", "--rounds", "1"]
+                      if args.quick else []))
+
+
 def section_storage(lines: list[str], args: argparse.Namespace) -> None:
     from bench import storage_bench
 
@@ -207,6 +213,7 @@ SECTIONS: dict[str, tuple[str, Callable[[list[str], argparse.Namespace], None]]]
     "storage": ("storage: S3 against local disk, Spark against the local runner", section_storage),
     "rules": ("rules learned from a crawl (suggest-rules)", section_rules),
     "incremental": ("a rule change re-decoded incrementally (--base-run)", section_incremental),
+    "record-lists": ("record lists read by byte ranges", section_record_lists),
 }
 
 _started = time.monotonic()

@@ -165,7 +165,8 @@ def run(
     ] = False,
     columns: Annotated[
         list[str] | None,
-        typer.Option("--columns", help="Parquet sources: map OURS=THEIRS column names."),
+        typer.Option("--columns", help="Parquet sources and record lists: map "
+                     "OURS=THEIRS column names."),
     ] = None,
     input_base: Annotated[
         str | None,

@@ -234,7 +234,7 @@ def _record_lists(inputs: list[str], records_from: list[str], storage: Storage,
     lists = [*given, *(item for item in named if item not in given)]
     try:
         listed = read_record_lists(lists, storage, input_base,
-                                   {path: redact_url(path) for path in lists})
+                                   {path: redact_url(path) for path in lists}, columns)
     except RecordListError as exc:
         raise RunRefused(storage.scrub(str(exc))) from None
     return listed, [item for item in inputs if item not in named]

@@ -153,14 +153,18 @@ def is_record_list(path: str, storage: Reader, columns: Mapping[str, str] | None
             names = set(pq.read_schema(fh).names)
     except Exception:  # noqa: BLE001 - not a list; read as an input, which says why
         return False
+    their = _their(columns or {})
     body = (columns or {}).get(BODY, BODY)
-    return set(LOCATOR_COLUMNS) <= names and body not in names
+    return {their[c] for c in LOCATOR_COLUMNS} <= names and body not in names
 
 
 def read_record_lists(paths: list[str], storage: Reader, input_base: str | None,
-                      shown: Mapping[str, str] | None = None) -> RecordLists:
+                      shown: Mapping[str, str] | None = None,
+                      columns: Mapping[str, str] | None = None) -> RecordLists:
     """The records ``paths`` (record lists) name, grouped by file (module docstring).
     ``shown``: a path as messages and rows name it (without credentials); by default itself.
+    ``columns``: the lists' names of our columns where they differ (``--columns
+    warc_filename=filename``: a CDX index's ``filename``, ``offset``, ``length``).
     Raises :class:`RecordListError` for a list that cannot be one."""
     shown = shown or {}
     parts: list[pa.Table] = []
@@ -170,7 +174,7 @@ def read_record_lists(paths: list[str], storage: Reader, input_base: str | None,
     hints: dict[str, str] = {}
     for number, path in enumerate(paths):
         name = shown.get(path, path)
-        table = _read(path, name, storage)
+        table = _read(path, name, storage, columns or {})
         base = input_base or (_url_folder(path) if _URL.match(path) else os.path.dirname(path))
         table, bad, relative = _valid(table, name, base)
         if input_base is None:
@@ -200,10 +204,11 @@ _EMPTY = pa.table({"file": pa.array([], pa.string()), "offset": pa.array([], pa.
                    "list": pa.array([], pa.int32())})
 
 
-def _read(path: str, name: str, storage: Reader) -> pa.Table:
+def _read(path: str, name: str, storage: Reader, columns: Mapping[str, str]) -> pa.Table:
     """The list's rows as a table of ``warc_filename`` (string), ``offset``, ``length`` and
     ``in_member`` (integers, null when absent), ``row`` (its number in the list) and
-    ``problem`` (why a CSV row names no record, found while parsing it; else null)."""
+    ``problem`` (why a CSV row names no record, found while parsing it; else null).
+    ``columns``: the list's names of our columns (``--columns warc_filename=filename``)."""
     try:
         with storage.open_read(path, random_access=True) as fh:
             raw = fh.read() if list_kind(path) == "csv" else None
@@ -214,46 +219,62 @@ def _read(path: str, name: str, storage: Reader) -> pa.Table:
                 if head != b"PAR1":
                     raise RecordListError(f"{name}: not a Parquet file or a CSV file (.csv, "
                                           ".csv.gz), so not a record list")
-                return _read_parquet(pq.ParquetFile(fh), name)
+                return _read_parquet(pq.ParquetFile(fh), name, columns)
     except RecordListError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to read the list refuses the run
         raise RecordListError(f"{name}: cannot be read as a record list: "
                               f"{type(exc).__name__}: {exc}") from None
-    return _read_csv(raw, name, path.split("?", 1)[0].lower().endswith(".gz"))
+    return _read_csv(raw, name, path.split("?", 1)[0].lower().endswith(".gz"), columns)
 
 
-def _read_parquet(parquet: pq.ParquetFile, name: str) -> pa.Table:
-    schema = parquet.schema_arrow
-    missing = [c for c in LOCATOR_COLUMNS if c not in schema.names]
+def _their(columns: Mapping[str, str]) -> dict[str, str]:
+    """Our four column names -> the list's names of them."""
+    return {ours: columns.get(ours, ours) for ours in (*LOCATOR_COLUMNS, IN_MEMBER)}
+
+
+def _lacking(name: str, their: dict[str, str], present: list[str], csv_header: bool) -> None:
+    """Raise :class:`RecordListError` when the list lacks one of the locator columns."""
+    missing = [their[c] if their[c] == c else f"{their[c]} ({c}, --columns)"
+               for c in LOCATOR_COLUMNS if their[c] not in present]
     if missing:
-        raise RecordListError(f"{name}: a record list needs the columns "
-                              f"{', '.join(LOCATOR_COLUMNS)}; it lacks {', '.join(missing)}")
-    wanted = [*LOCATOR_COLUMNS, *([IN_MEMBER] if IN_MEMBER in schema.names else [])]
-    for column in wanted:
-        kind = schema.field(column).type
+        raise RecordListError(
+            f"{name}: a record list needs {'a header row with ' if csv_header else ''}the "
+            f"columns {', '.join(their[c] for c in LOCATOR_COLUMNS)}; it lacks "
+            f"{', '.join(missing)}")
+
+
+def _read_parquet(parquet: pq.ParquetFile, name: str, columns: Mapping[str, str]) -> pa.Table:
+    schema = parquet.schema_arrow
+    their = _their(columns)
+    _lacking(name, their, schema.names, csv_header=False)
+    ours = [*LOCATOR_COLUMNS, *([IN_MEMBER] if their[IN_MEMBER] in schema.names else [])]
+    wanted = [their[c] for c in ours]
+    for column in ours:
+        kind = schema.field(their[column]).type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         good = (pa.types.is_string(kind) or pa.types.is_large_string(kind)
                 if column == "warc_filename" else pa.types.is_integer(kind))
         if not good:
-            raise RecordListError(f"{name}: column {column} is {kind}, not "
+            raise RecordListError(f"{name}: column {their[column]} is {kind}, not "
                                   f"{'a string' if column == 'warc_filename' else 'an integer'}")
     table = parquet.read(columns=wanted)
     n = table.num_rows
-    in_member = (table.column(IN_MEMBER).cast(pa.int64()) if IN_MEMBER in wanted
+    in_member = (table.column(their[IN_MEMBER]).cast(pa.int64()) if IN_MEMBER in ours
                  else pa.nulls(n, pa.int64()))
     return pa.table({
-        "warc_filename": table.column("warc_filename").cast(pa.string()),
-        "offset": table.column("warc_record_offset").cast(pa.int64()),
-        "length": table.column("warc_record_length").cast(pa.int64()),
+        "warc_filename": table.column(their["warc_filename"]).cast(pa.string()),
+        "offset": table.column(their["warc_record_offset"]).cast(pa.int64()),
+        "length": table.column(their["warc_record_length"]).cast(pa.int64()),
         "in_member": in_member,
         "row": pa.array(np.arange(1, n + 1, dtype=np.int64)),
         "problem": pa.nulls(n, pa.string()),
     })
 
 
-def _read_csv(raw: bytes, name: str, compressed: bool) -> pa.Table:
+def _read_csv(raw: bytes, name: str, compressed: bool, columns: Mapping[str, str]
+              ) -> pa.Table:
     """A CSV list: every field read as text, the integers parsed here (a field that does not
     parse makes its row a bad row, not the list a bad list)."""
     try:
@@ -263,11 +284,9 @@ def _read_csv(raw: bytes, name: str, compressed: bool) -> pa.Table:
                               f"{type(exc).__name__}: {exc}") from None
     rows = csv.reader(io.StringIO(text, newline=""))
     header = [h.strip() for h in next(rows, [])]
-    missing = [c for c in LOCATOR_COLUMNS if c not in header]
-    if missing:
-        raise RecordListError(f"{name}: a record list needs a header row with the columns "
-                              f"{', '.join(LOCATOR_COLUMNS)}; it lacks {', '.join(missing)}")
-    at = [header.index(c) for c in (*LOCATOR_COLUMNS, IN_MEMBER) if c in header]
+    their = _their(columns)
+    _lacking(name, their, header, csv_header=True)
+    at = [header.index(their[c]) for c in (*LOCATOR_COLUMNS, IN_MEMBER) if their[c] in header]
     files: list[str | None] = []
     ints: list[list[int | None]] = [[], [], []]
     numbers: list[int] = []
@@ -287,7 +306,7 @@ def _read_csv(raw: bytes, name: str, compressed: bool) -> pa.Table:
                 values.append(int(cell))
             except ValueError:
                 values.append(None)
-                problem = problem or f"{column} {cell[:SHOWN]!r} is not an integer"
+                problem = problem or f"{their[column]} {cell[:SHOWN]!r} is not an integer"
         values += [None] * (3 - len(values))
         files.append(cells[0] or None)
         for column_values, value in zip(ints, values, strict=True):

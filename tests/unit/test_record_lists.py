@@ -171,3 +171,24 @@ def test_which_inputs_are_record_lists(tmp_path: Path) -> None:
     assert not is_record_list(str(tmp_path / "missing.csv"), storage)  # reported as missing
     assert not is_record_list(str(tmp_path / "*.parquet"), storage)
     assert not is_record_list("data/sample/sample.parquet", storage)
+
+
+def test_columns_rename_a_list_s_columns(tmp_path: Path) -> None:
+    """``--columns``: a CDX index's ``filename``, ``offset``, ``length``."""
+    (tmp_path / "cdx.csv").write_text("urlkey,offset,length,filename\nk,10,5,a.warc.gz\n"
+                                      "k,x,5,a.warc.gz\n")
+    names = {"warc_filename": "filename", "warc_record_offset": "offset",
+             "warc_record_length": "length"}
+    listed = read_record_lists([str(tmp_path / "cdx.csv")], Storage(), "/c", columns=names)
+    assert listed.tasks["/c/a.warc.gz"].locators() == [Locator(10, 5)]
+    assert "offset 'x' is not an integer" in listed.tasks[str(tmp_path / "cdx.csv")].bad[0].message
+    with pytest.raises(RecordListError, match=r"it lacks warc_filename, len \(warc_record_length, "
+                                              r"--columns\)"):
+        read_record_lists([str(tmp_path / "cdx.csv")], Storage(), "/c",
+                          columns={"warc_record_offset": "offset", "warc_record_length": "len"})
+    pq.write_table(pa.table({"filename": ["a.warc.gz"], "offset": pa.array([3], pa.int32()),
+                             "length": [4]}), tmp_path / "cdx.parquet")
+    assert is_record_list(str(tmp_path / "cdx.parquet"), Storage(), names)
+    assert not is_record_list(str(tmp_path / "cdx.parquet"), Storage())
+    listed = read_record_lists([str(tmp_path / "cdx.parquet")], Storage(), "/c", columns=names)
+    assert listed.tasks["/c/a.warc.gz"].locators() == [Locator(3, 4)]
