@@ -411,8 +411,8 @@ def _find_run_to_resume(
         if (data.get("inputs") != files or data.get("rules_version") != rules.version
                 or data.get("url_base") != url_base or data.get("record_lists") != lists):
             raise RunRefused(
-                f"run {run_id} in {out} was started with other inputs (or record lists), "
-                "rules or code (its rules_version), or another --url-base: resume it with "
+                f"run {run_id} in {out} was started with other inputs, rules or code (its "
+                "rules_version), another --url-base or other record lists: resume it with "
                 "the same ones, or --overwrite it"
             )
         if rundir.is_finished():
