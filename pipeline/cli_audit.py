@@ -8,7 +8,8 @@ Exit codes: 0 ok; 1 a gate or check failed; 2 usage error (nothing read); 3 some
 the runs looked at could not be read (each printed with its reason).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads every command's annotations
+# when the CLI starts, and evaluates string ones twice each (~7 ms of each start).
 
 import datetime
 import json
@@ -110,7 +111,7 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code=code)
 
 
-def _print(result: audit.QueryResult, heading: str, fmt: Format, limit: int) -> None:
+def _print(result: "audit.QueryResult", heading: str, fmt: Format, limit: int) -> None:
     rows = [[_cell(value) for value in row] for row in result.rows[:limit]]
     heading = printable(heading)  # it can hold run ids read from the files
     if fmt is Format.markdown:
@@ -189,7 +190,7 @@ def _print_table(title: str, columns: list[str], rows: list[list[str]], width: i
     out_console.print(table)
 
 
-def _open_out(out: str, storage_option: list[str] | None) -> audit.Parts:
+def _open_out(out: str, storage_option: list[str] | None) -> "audit.Parts":
     """The committed parts of ``out``; exit 2 (nothing read) when ``out`` is not an
     existing folder or cannot be listed (a missing bucket, bad credentials, an unreachable
     endpoint), each in one line naming it. Unfinished runs are named on stderr."""
@@ -244,7 +245,7 @@ def _known_runs(out: str, con: Any, wanted: list[str]) -> list[str]:
     return known
 
 
-def _report_unreadable(parts: audit.Parts, looked_at: set[str]) -> bool:
+def _report_unreadable(parts: "audit.Parts", looked_at: set[str]) -> bool:
     """Print every part left out with its reason; True when one belongs to a run looked at."""
     for item in parts.unreadable:
         _say(f"unreadable: {item.path}: {item.reason} (left out)")
@@ -324,7 +325,7 @@ def audit_command(
     _conclude(verdict, partial)
 
 
-def _gate_table(verdict: audit.Verdict) -> audit.QueryResult:
+def _gate_table(verdict: "audit.Verdict") -> "audit.QueryResult":
     from pipeline import audit
 
     rows = [(name, value, ", ".join(asked), "" if passed is None else "ok" if passed else "FAILED")
@@ -334,7 +335,7 @@ def _gate_table(verdict: audit.Verdict) -> audit.QueryResult:
     return audit.QueryResult("gates", ["gate", "value", "fail-on", "status"], rows)
 
 
-def _conclude(verdict: audit.Verdict, partial: bool) -> None:
+def _conclude(verdict: "audit.Verdict", partial: bool) -> None:
     """Name every failed gate and check on stderr, then exit 1, 3 or 0."""
     for gate in verdict.failed_gates:
         _say(f"FAILED gate {gate} (value {_cell(verdict.values[gate.name])})")

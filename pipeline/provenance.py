@@ -14,15 +14,18 @@ for neither): the build's record is a file, a library's version is the name of i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
 from pipeline import __version__
+from pipeline.derived import cache_dir, write_once
 
 #: Distributions whose behaviour reaches a row (parsing, detection, decoding, URL and host
 #: handling, Parquet writing).
@@ -38,14 +41,53 @@ _SOURCE_SUFFIXES = (".py", ".json", ".txt", ".dat", ".npz")
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def _source_digest() -> str:
+def _source_files(folder: str, prefix: str = "") -> Iterator[tuple[str, os.stat_result]]:
+    """The source files under ``folder`` (a package's): (path from the package, POSIX, and
+    its ``stat``), in no particular order."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            name = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    yield from _source_files(entry.path, name + "/")
+            elif (os.path.splitext(entry.name)[1] in _SOURCE_SUFFIXES and name != NATIVE_INFO.name
+                  and entry.is_file()):
+                yield name, entry.stat()
+
+
+def _digest_files(package: Path, names: list[str]) -> str:
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE.rglob("*")):
-        if (path.suffix in _SOURCE_SUFFIXES and "__pycache__" not in path.parts
-                and path != NATIVE_INFO and path.is_file()):
-            digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for name in names:
+        digest.update(name.encode() + b"\0")
+        digest.update(hashlib.sha256((package / name).read_bytes()).digest())
     return digest.hexdigest()
+
+
+def _source_digest(package: Path = _PACKAGE) -> str:
+    """sha256 over the source files of ``package`` (each one's path and sha256, in path
+    order).
+
+    Kept in :func:`pipeline.derived.cache_dir`, named by the files' paths and ``stat``
+    (size, modification and change times, inode): reading and hashing the ~1 MB took ~5 ms
+    of every run's start-up, listing the files takes ~1. An edit changes a file's change
+    time (which no tool sets back), so it is digested again."""
+    # in the order of their paths' parts (as pathlib sorts them)
+    files = sorted(_source_files(str(package)), key=lambda file: file[0].split("/"))
+    state = hashlib.sha256(str(package).encode())
+    for name, st in files:
+        state.update(f"\0{name}\0{st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino}"
+                     .encode())
+    target = cache_dir() / f"source-{state.hexdigest()[:32]}.txt"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        kept = target.read_text("ascii")
+        if _SHA256_HEX.fullmatch(kept):
+            return kept
+    digest = _digest_files(package, [name for name, _ in files])
+    write_once(target, lambda tmp: tmp.write_text(digest, "ascii"))
+    return digest
+
+
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 #: Written by the build (``setup.py``, ``BuildNative``): the parsers compiled in, and which

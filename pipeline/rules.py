@@ -42,7 +42,6 @@ import difflib
 import hashlib
 import json
 import math
-import tomllib
 import types
 import typing
 from dataclasses import dataclass, field
@@ -298,6 +297,8 @@ def load_rules(path: str | Path | None = None, *, policy: str | None = None,
         if raw is None:
             raw = Path(path).read_bytes()
         digest = hashlib.sha256(raw).hexdigest()
+        import tomllib  # (a run without a rules file does not load it)
+
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

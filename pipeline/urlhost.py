@@ -137,8 +137,9 @@ def public_suffix_list() -> PublicSuffixList:
     The package's parser adds each rule's IDNA form (``公司.cn`` and ``xn--55qx5d.cn``), which
     takes Python's IDNA codec ~40 ms over the ~10,000 rules. The rules it ends with are kept
     in :func:`pipeline.derived.cache_dir` (named by the snapshot's and the package's content
-    hash) and read back as a list of already-expanded rules (~8 ms): the same list
-    (``tests/unit/test_urlhost.py``).
+    hash) and read back as they are, the parser's own state (its rule set and its longest
+    rule's label count) set from them (~3 ms; its parse of the same list again took ~8 ms of
+    a one-page run): the same state (``tests/unit/test_urlhost.py``).
     """
     import publicsuffixlist
     from publicsuffixlist import PSLFILE, PublicSuffixList
@@ -153,7 +154,12 @@ def public_suffix_list() -> PublicSuffixList:
         parsed = PublicSuffixList()
         write_once(target, lambda tmp: tmp.write_text("\n".join(sorted(parsed._publicsuffix)), "utf-8"))
         return parsed
-    return PublicSuffixList(source=rules, accept_encoded_idn=False)
+    psl = PublicSuffixList(source=(), accept_encoded_idn=False)
+    # as its parser sets them (publicsuffixlist's _parse: the set of rules, and the most
+    # labels of any rule, "!" and "*" ones included)
+    psl._publicsuffix = frozenset(rules)
+    psl._maxlabel = max((rule.count(".") + 1 for rule in rules), default=0)
+    return psl
 
 
 def url_registered_domain(url: str | None) -> str | None:

@@ -3,7 +3,9 @@ and followed by rules_version."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from importlib import metadata
 from pathlib import Path
 
@@ -57,3 +59,62 @@ def test_rules_version_leaves_the_source_digest_out() -> None:
     # an edit (a comment) is recorded by source_sha256, not hashed into rules_version
     assert "source_sha256" not in provenance.code_versions()
     assert set(provenance.code_identity()) == {*provenance.code_versions(), "source_sha256"}
+
+
+def _package(root: Path) -> Path:
+    package = root / "pkg"
+    (package / "sub" / "__pycache__").mkdir(parents=True)
+    (package / "a.py").write_text("A = 1\n")
+    (package / "sub" / "b.json").write_text("{}")
+    (package / "sub.py").write_text("S = 2\n")  # sorts after sub/ as paths, before as text
+    (package / "sub" / "__pycache__" / "b.py").write_text("left out")
+    (package / "_native.json").write_text("left out")
+    (package / "notes.md").write_text("left out")
+    return package
+
+
+def _by_hand(package: Path) -> str:
+    # the definition: each source file's path and sha256, in path order
+    digest = hashlib.sha256()
+    for name in ("a.py", "sub/b.json", "sub.py"):
+        digest.update(name.encode() + b"\0")
+        digest.update(hashlib.sha256((package / name).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def test_the_source_digest_is_kept_and_follows_every_edit(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDECODE_CACHE_DIR", str(tmp_path / "cache"))
+    package = _package(tmp_path)
+    first = provenance._source_digest(package)
+    assert first == _by_hand(package)
+    (kept,) = (tmp_path / "cache").glob("source-*.txt")
+    assert kept.read_text() == first and provenance._source_digest(package) == first
+    # an edit of the same size, its modification time set back: digested again
+    edited = package / "sub" / "b.json"
+    st = edited.stat()
+    edited.write_text("[]")
+    os.utime(edited, ns=(st.st_atime_ns, st.st_mtime_ns))
+    second = provenance._source_digest(package)
+    assert second == _by_hand(package) != first
+    # a file that is not a source changes nothing; a new source file does
+    (package / "sub" / "__pycache__" / "b.py").write_text("changed")
+    (package / "notes.md").write_text("changed")
+    assert provenance._source_digest(package) == second
+    (package / "c.txt").write_text("new")
+    assert provenance._source_digest(package) != second
+
+
+def test_the_source_digest_of_the_package_is_the_digest_of_its_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDECODE_CACHE_DIR", str(tmp_path))
+    package = Path(pipeline.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if (path.suffix in (".py", ".json", ".txt", ".dat", ".npz")
+                and "__pycache__" not in path.parts and path != package / "_native.json"
+                and path.is_file()):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    assert provenance._source_digest() == digest.hexdigest()  # derived
+    assert provenance._source_digest() == digest.hexdigest()  # read back

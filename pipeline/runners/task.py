@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from pipeline.errors import RecordError
-from pipeline.runners.incremental import run_incremental
 from pipeline.runners.parts import (
     Counts,
     PartsWriter,
@@ -55,6 +54,9 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     counts what was read of it; by the end, the file's size).
     """
     if task.base is not None:
+        # imported here: a run without a base run does not load it (nor pyarrow.compute)
+        from pipeline.runners.incremental import run_incremental
+
         return run_incremental(task, progress)
     settle_heap()
     started = time.monotonic()

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -15,6 +14,8 @@ _SECRET = re.compile(r"secret|password|passwd|token|credential|signature|(^|_)ke
 
 def _typed(value: str) -> Any:
     """A command-line option value as TOML reads it (true, 3, 1.5, "x"), else the string."""
+    import tomllib  # (a run without storage options does not load it)
+
     try:
         return tomllib.loads(f"v = {value}")["v"]
     except tomllib.TOMLDecodeError:

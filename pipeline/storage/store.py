@@ -25,7 +25,6 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO, cast
 
@@ -250,6 +249,8 @@ class Storage:
 
         if not any(is_remote(p) for p in paths):
             return [one(p) for p in paths]
+        from concurrent.futures import ThreadPoolExecutor  # (remote paths only)
+
         with ThreadPoolExecutor(EXISTS_THREADS) as pool:
             return list(pool.map(one, paths))
 
@@ -380,6 +381,8 @@ class Storage:
                     return self.is_file(path)
                 except StorageError as exc:
                     return str(exc)
+
+            from concurrent.futures import ThreadPoolExecutor  # (remote paths only)
 
             with ThreadPoolExecutor(EXISTS_THREADS) as pool:
                 for path, ok in zip(http, pool.map(probe, http), strict=True):

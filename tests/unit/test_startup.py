@@ -130,3 +130,55 @@ def test_a_command_does_not_load_pydantic(tmp_path: Path) -> None:
             f"try:\n    app(['run', {str(sample)!r}, '--out', {str(tmp_path / 'out')!r}, '-w', '1'])\n"
             "except SystemExit as exc:\n    print(exc.code, 'pydantic' in sys.modules)")
     assert python(code).splitlines()[-1] == "0 False"
+
+
+#: Modules a local run of one ASCII page with a header charset, one worker, no rules file,
+#: no progress bar does not need, each installed here (the test checks): what loads them.
+NOT_NEEDED = (
+    "pyarrow.compute", "pyarrow.dataset",  # a base run's copying, Parquet inputs
+    "pipeline.runners.incremental",  # a base run
+    "duckdb", "pipeline.audit", "pipeline.report", "pipeline.suggest",  # other commands
+    "pyspark",  # --engine spark
+    "fsspec", "s3fs", "boto3", "botocore",  # remote storage
+    "multiprocessing", "pipeline.runners.pool",  # a run of workers
+    "ftfy",  # the first non-ASCII text
+    "pipeline.encoding.decoders.cjk_japanese", "pipeline.encoding.decoders.cjk_chinese",
+    "pipeline.encoding.decoders.cjk_korean",  # a page in a CJK encoding
+    "rich.progress",  # a progress bar
+    "tomllib",  # a rules file, storage options
+    "pydantic",  # (typer 0.29's: test_a_command_does_not_load_pydantic)
+)
+#: What the run does need, loaded by the end: the run did decode, extract and write.
+NEEDED = ("pyarrow.parquet", "pipeline.extract.lang", "publicsuffixlist", "pipeline.urlkey")
+
+
+def test_a_local_one_page_run_loads_only_what_it_needs(tmp_path: Path) -> None:
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    crawl = tmp_path / "one.warc.gz"
+    body = (b"<!doctype html><html lang=en><head><title>One</title></head><body><p>A single "
+            b"page, so that what a run costs before its first page shows.</p></body></html>")
+    with open(crawl, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        writer.write_record(writer.create_warc_record(
+            "http://one.example/", "response", payload=io.BytesIO(body),
+            http_headers=StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")],
+                                          protocol="HTTP/1.1")))
+    # as the redecode script runs it (from pipeline.cli import app; app()), sys.modules read
+    # when the command has returned
+    code = ("import importlib.util, json, sys\n"
+            "from pipeline.cli import app\n"
+            f"sys.argv = ['redecode', 'run', {str(crawl)!r}, '--out', {str(tmp_path / 'out')!r},\n"
+            "            '--workers', '1', '--quiet']\n"
+            "try:\n    app()\nexcept SystemExit as exc:\n    code = exc.code\n"
+            f"names = {NOT_NEEDED + NEEDED!r}\n"
+            "print(json.dumps([code, [n for n in names if n in sys.modules],\n"
+            "                  [n for n in names if importlib.util.find_spec(n) is None]]))\n")
+    import json
+
+    exit_code, loaded, missing = json.loads(python(code).splitlines()[-1])
+    assert exit_code == 0 and missing == []
+    assert loaded == list(NEEDED)

@@ -104,8 +104,12 @@ def test_the_cached_public_suffix_list_is_the_packages_own(tmp_path, monkeypatch
         cached = urlhost.public_suffix_list()
         assert cached is not parsed
         own = PublicSuffixList()
+        hosts = ("news.bbc.co.uk", "a.b.github.io", "www.city.kawasaki.jp", "x.ck", "co.uk",
+                 "a.b.unknowntld", "xn--55qx5d.cn", "a.公司.cn")
         for psl in (parsed, cached):
-            assert psl._publicsuffix == own._publicsuffix and psl._maxlabel == own._maxlabel
+            # the whole state the package's parser leaves (a new field of it shows here)
+            assert vars(psl) == vars(own)
+            assert [psl.privatesuffix(h) for h in hosts] == [own.privatesuffix(h) for h in hosts]
         assert "xn--55qx5d.cn" in cached._publicsuffix and "公司.cn" in cached._publicsuffix
         assert kept.read_text("utf-8").count("\n") + 1 == len(own._publicsuffix)
     finally:

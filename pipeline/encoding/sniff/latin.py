@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import math
 from functools import lru_cache
-from importlib import resources
 
 #: The Latin sets compared, in the order that names a reading several of them give alike
 #: (the widespread before the rare).
@@ -51,6 +50,8 @@ MAX_SCORED = 600
 @lru_cache(maxsize=1)
 def _models() -> dict[str, tuple[dict[str, float], dict[str, float]]]:
     """Per language: (log of the smoothing denominator per first letter, log count per pair)."""
+    from importlib import resources  # (loaded with the models: most runs need neither)
+
     raw = json.loads(resources.files("pipeline.encoding.sniff").joinpath("latin_models.json")
                      .read_text("utf-8"))
     out = {}
