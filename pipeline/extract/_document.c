@@ -1031,6 +1031,14 @@ typedef struct {
     Py_ssize_t count;
     /* the words starting with byte c are words[first_from[c] .. first_to[c]) */
     unsigned char first_from[256], first_to[256];
+    /* The words as an Aho-Corasick automaton over ASCII bytes (NULL: not built, the
+     * first-letter runs above are searched): state = next[state * classes + byte_class[b]],
+     * a word ends where final[state]. Bytes in no word share class 0, a capital letter has
+     * its small letter's class. */
+    uint16_t *next;
+    unsigned char *final;
+    unsigned char byte_class[128];
+    unsigned classes;
 } wordset_t;
 static wordset_t boilerplate_words, comment_words, comment_form_words;
 /* main_text.CONTENT_CLASSES: class tokens (ASCII lowercase) that exempt an element */
@@ -1050,6 +1058,16 @@ static inline int is_ascii(const unsigned char *s, size_t n) {
 
 /* Whether ASCII `s` holds a word of `ws`, in any ASCII case. */
 static int ascii_pattern_in(const wordset_t *ws, const unsigned char *s, size_t n) {
+    if (ws->next != NULL) {
+        const uint16_t *next = ws->next;
+        const unsigned classes = ws->classes;
+        unsigned state = 0;
+        for (size_t i = 0; i < n; i++) {
+            state = next[state * classes + ws->byte_class[s[i] & 0x7F]];
+            if (ws->final[state]) return 1;
+        }
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
         unsigned char first = ascii_lower(s[i]);
         for (unsigned k = ws->first_from[first]; k < ws->first_to[first]; k++) {
@@ -2121,6 +2139,74 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The automaton of ws->next (Aho and Corasick 1975: a trie of the words, each state's
+ * failure the longest proper suffix of its path that is a trie path, the moves completed
+ * through the failures). Left NULL for word sets too big for 16-bit states. */
+#define AUTOMATON_MAX_STATES 4096
+static int build_automaton(wordset_t *ws) {
+    PyMem_Free(ws->next);
+    PyMem_Free(ws->final);
+    ws->next = NULL;
+    ws->final = NULL;
+    size_t states = 1;
+    memset(ws->byte_class, 0, sizeof ws->byte_class);
+    unsigned classes = 1;
+    for (Py_ssize_t k = 0; k < ws->count; k++) {
+        states += ws->len[k];
+        for (size_t j = 0; j < ws->len[k]; j++) {
+            unsigned char c = (unsigned char)ws->words[k][j];  /* ASCII lowercase (store_words) */
+            if (ws->byte_class[c] == 0) ws->byte_class[c] = (unsigned char)classes++;
+        }
+    }
+    if (states > AUTOMATON_MAX_STATES || ws->count == 0) return 0;
+    for (unsigned c = 'A'; c <= 'Z'; c++) ws->byte_class[c] = ws->byte_class[c + 32];
+    uint16_t *next = PyMem_Calloc(states * classes, sizeof *next);
+    unsigned char *final = PyMem_Calloc(states, 1);
+    uint16_t *fail = PyMem_Calloc(states, sizeof *fail), *queue = PyMem_Calloc(states, sizeof *queue);
+    if (next == NULL || final == NULL || fail == NULL || queue == NULL) {
+        PyMem_Free(next);
+        PyMem_Free(final);
+        PyMem_Free(fail);
+        PyMem_Free(queue);
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* the trie (0 in next: no edge yet; no edge leads back to the root) */
+    size_t used = 1;
+    for (Py_ssize_t k = 0; k < ws->count; k++) {
+        size_t state = 0;
+        for (size_t j = 0; j < ws->len[k]; j++) {
+            unsigned c = ws->byte_class[(unsigned char)ws->words[k][j]];
+            if (next[state * classes + c] == 0) next[state * classes + c] = (uint16_t)used++;
+            state = next[state * classes + c];
+        }
+        final[state] = 1;
+    }
+    /* breadth first: each state's failure and missing moves from shallower states' */
+    size_t head = 0, tail = 0;
+    for (unsigned c = 0; c < classes; c++)
+        if (next[c] != 0) queue[tail++] = next[c];  /* depth 1: failure the root */
+    while (head < tail) {
+        size_t state = queue[head++];
+        if (final[fail[state]]) final[state] = 1;  /* a word ends inside this one's end */
+        for (unsigned c = 0; c < classes; c++) {
+            uint16_t *to = &next[state * classes + c];
+            if (*to != 0) {
+                fail[*to] = next[fail[state] * classes + c];
+                queue[tail++] = *to;
+            } else {
+                *to = next[fail[state] * classes + c];
+            }
+        }
+    }
+    PyMem_Free(fail);
+    PyMem_Free(queue);
+    ws->next = next;
+    ws->final = final;
+    ws->classes = classes;
+    return 0;
+}
+
 /* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
 /* Sorts a word set's words by first letter (insertion sort: a few dozen words), then
  * indexes the runs. */
@@ -2141,7 +2227,7 @@ static int store_wordset(PyObject *tuple, wordset_t *ws, const char *what) {
     memset(ws->first_to, 0, sizeof ws->first_to);
     for (Py_ssize_t k = ws->count - 1; k >= 0; k--) ws->first_from[(unsigned char)ws->words[k][0]] = (unsigned char)k;
     for (Py_ssize_t k = 0; k < ws->count; k++) ws->first_to[(unsigned char)ws->words[k][0]] = (unsigned char)(k + 1);
-    return 0;
+    return build_automaton(ws);
 }
 
 /* configure_patterns(words, comment_words, content_classes, comment_names, hidden_classes,
