@@ -226,6 +226,31 @@ static void use_attr_ids(lxb_html_document_t *doc) {
     ids_document = d;
 }
 
+/* What find_attr looks for: the name's id (0: no attribute bears the name, for by_id). */
+typedef struct {
+    const char *name;
+    size_t name_len;
+    uintptr_t want, local;
+    int by_id;
+} attr_key;
+
+static inline attr_key attr_key_of(const lxnode *n, int which) {
+    attr_key k = {ATTR_NAMES[which], attr_name_len[which], attr_static_id[which], 0, 0};
+    k.by_id = k.want != 0 || n->owner_document == ids_document;
+    k.local = k.want != 0 ? k.want : k.by_id ? document_attr_id[which] : 0;
+    return k;
+}
+
+/* Whether the attribute's qualified name is the key's. */
+static inline int attr_is(const lxattr *a, const attr_key *k) {
+    if (k->by_id && a->qualified_name == 0) return k->local != 0 && a->node.local_name == k->local;
+    uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
+    if (id < LXB_DOM_ATTR__LAST_ENTRY) return k->want && id == k->want;
+    size_t len;
+    const lxb_char_t *s = lxb_dom_attr_qualified_name(a, &len);
+    return s != NULL && len == k->name_len && memcmp(s, k->name, k->name_len) == 0;
+}
+
 /* The attribute whose qualified name is ATTR_NAMES[which], or NULL (selectolax keys
  * LexborNode.attributes by lxb_dom_attr_qualified_name). An attribute without a qualified
  * name of its own (every one of an HTML element) is known by its local name's id: a name
@@ -233,29 +258,31 @@ static void use_attr_ids(lxb_html_document_t *doc) {
  * lowercase name: document_attr_id). A qualified name (foreign content, a prefix) is
  * compared as a string. */
 static lxattr *find_attr(const lxnode *n, int which) {
-    const char *name = ATTR_NAMES[which];
-    size_t name_len = attr_name_len[which];
-    uintptr_t want = attr_static_id[which];
-    const int by_id = want != 0 || n->owner_document == ids_document;
-    const uintptr_t local = want != 0 ? want : by_id ? document_attr_id[which] : 0;
+    const attr_key k = attr_key_of(n, which);
     /* A name with no entry among the document's attribute names is no attribute's name,
      * local or qualified (a qualified name has its entry there too): the list is not read. */
-    if (by_id && local == 0) return NULL;
-    for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next) {
-        if (by_id && a->qualified_name == 0) {
-            if (local != 0 && a->node.local_name == local) return a;
-            continue;
-        }
-        uintptr_t id = a->qualified_name ? a->qualified_name : a->node.local_name;
-        if (id < LXB_DOM_ATTR__LAST_ENTRY) {
-            if (want && id == want) return a;
-            continue;
-        }
-        size_t len;
-        const lxb_char_t *s = lxb_dom_attr_qualified_name(a, &len);
-        if (s != NULL && len == name_len && memcmp(s, name, name_len) == 0) return a;
-    }
+    if (k.by_id && k.local == 0) return NULL;
+    for (lxattr *a = ((const lxelement *)n)->first_attr; a != NULL; a = a->next)
+        if (attr_is(a, &k)) return a;
     return NULL;
+}
+
+/* find_attr of two names in one reading of the list. */
+static void find_attrs2(const lxnode *n, int which1, int which2, lxattr **found1, lxattr **found2) {
+    const attr_key k1 = attr_key_of(n, which1), k2 = attr_key_of(n, which2);
+    lxattr *a = ((const lxelement *)n)->first_attr;
+    int want1 = !(k1.by_id && k1.local == 0), want2 = !(k2.by_id && k2.local == 0);
+    *found1 = *found2 = NULL;
+    for (; a != NULL && (want1 || want2); a = a->next) {
+        if (want1 && attr_is(a, &k1)) {
+            *found1 = a;
+            want1 = 0;
+        }
+        if (want2 && attr_is(a, &k2)) {
+            *found2 = a;
+            want2 = 0;
+        }
+    }
 }
 
 /* The attribute's value bytes, or NULL for a value-less attribute (selectolax: None). */
@@ -933,7 +960,7 @@ static int measures_push(measures_t *v, lxnode *n, size_t length) {
     return 0;
 }
 
-enum { TEST_NONE, TEST_ARTICLE, TEST_STRUCTURE, TEST_PATTERN, TEST_COMMENT, TEST_COMMENT_INSIDE };
+enum { TEST_NONE, TEST_ARTICLE, TEST_COMMENT_INSIDE };
 
 /* One measuring pass: the running stripped-text length, and the length of every
  * element the pass's test selects. */
@@ -951,7 +978,7 @@ typedef struct {
     size_t visible_chars;   /* the whole visible text's length in code points */
     buf_t names;            /* scratch: class and id of a pattern candidate */
     int want_visible;
-    int also_comments;      /* also select comment-classed elements (TEST_COMMENT) ... */
+    int also_comments;      /* also select comment-classed elements ... */
     sizes_t cstarts;        /* ... with their own open stack ... */
     nodes_t copen;
     measures_t cfound;      /* ... and lengths (leave order) */
@@ -1004,6 +1031,14 @@ typedef struct {
     Py_ssize_t count;
     /* the words starting with byte c are words[first_from[c] .. first_to[c]) */
     unsigned char first_from[256], first_to[256];
+    /* The words as an Aho-Corasick automaton over ASCII bytes (NULL: not built, the
+     * first-letter runs above are searched): state = next[state * classes + byte_class[b]],
+     * a word ends where final[state]. Bytes in no word share class 0, a capital letter has
+     * its small letter's class. */
+    uint16_t *next;
+    unsigned char *final;
+    unsigned char byte_class[128];
+    unsigned classes;
 } wordset_t;
 static wordset_t boilerplate_words, comment_words, comment_form_words;
 /* main_text.CONTENT_CLASSES: class tokens (ASCII lowercase) that exempt an element */
@@ -1016,12 +1051,23 @@ static size_t hidden_class_len[MAX_PATTERNS];
 static Py_ssize_t hidden_class_count;
 
 static inline int is_ascii(const unsigned char *s, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] >= 0x80) return 0;
-    return 1;
+    unsigned char any = 0;  /* (no early exit: names are short, and the loop vectorizes) */
+    for (size_t i = 0; i < n; i++) any |= s[i];
+    return any < 0x80;
 }
 
+/* Whether ASCII `s` holds a word of `ws`, in any ASCII case. */
 static int ascii_pattern_in(const wordset_t *ws, const unsigned char *s, size_t n) {
+    if (ws->next != NULL) {
+        const uint16_t *next = ws->next;
+        const unsigned classes = ws->classes;
+        unsigned state = 0;
+        for (size_t i = 0; i < n; i++) {
+            state = next[state * classes + ws->byte_class[s[i] & 0x7F]];
+            if (ws->final[state]) return 1;
+        }
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
         unsigned char first = ascii_lower(s[i]);
         for (unsigned k = ws->first_from[first]; k < ws->first_to[first]; k++) {
@@ -1062,13 +1108,16 @@ static int has_content_class(const lxstr *cls) {
 /* Whether the class and id names, "class id", hold one of the words (`fn`, Python's test,
  * for non-ASCII names: str.lower() is Unicode's); tmp is scratch. */
 static int names_hold(const lxstr *cv, const lxstr *iv, buf_t *tmp, const wordset_t *ws, PyObject *fn) {
+    /* No word holds white space (store_words): none found in "class id" spans the space,
+     * so ASCII names are searched where they are. */
+    const size_t cn = cv ? cv->length : 0, in = iv ? iv->length : 0;
+    if (ws->count > 0 && is_ascii(cn ? cv->data : NULL, cn) && is_ascii(in ? iv->data : NULL, in))
+        return (cn && ascii_pattern_in(ws, cv->data, cn)) || (in && ascii_pattern_in(ws, iv->data, in));
     tmp->len = 0;
     if ((cv && buf_put(tmp, cv->data, cv->length) < 0) || buf_put(tmp, " ", 1) < 0 ||
         (iv && buf_put(tmp, iv->data, iv->length) < 0))
         return -1;
     lxstr names = {(unsigned char *)tmp->data, tmp->len};
-    if (ws->count > 0 && is_ascii(names.data, names.length))
-        return names.length > 1 && ascii_pattern_in(ws, names.data, names.length);
     return call_test(fn, &names);
 }
 
@@ -1076,7 +1125,8 @@ static int names_hold(const lxstr *cv, const lxstr *iv, buf_t *tmp, const wordse
  * drop_hidden) or class/id words naming the reply form (COMMENT_FORM_PATTERNS). */
 static int comment_inside(measure_t *m, lxnode *n) {
     if (((const lxelement *)n)->first_attr == NULL) return 0;
-    lxattr *cls = find_attr(n, A_CLASS), *id = find_attr(n, A_ID);
+    lxattr *cls, *id;
+    find_attrs2(n, A_CLASS, A_ID, &cls, &id);
     const lxstr *cv = attr_value(cls), *iv = attr_value(id);
     if (m->drop_hidden && cv != NULL && has_class_token(cv, hidden_classes, hidden_class_len, hidden_class_count))
         return 1;
@@ -1088,8 +1138,9 @@ static int comment_inside(measure_t *m, lxnode *n) {
  * holds one of the words (Python's `fn` for non-ASCII names: str.lower() is Unicode's), unless
  * a class token names the content. */
 static int classed(lxnode *n, buf_t *tmp, const wordset_t *ws, PyObject *fn, unsigned flag) {
-    if (!(tag_flags[tag_of(n)] & flag)) return 0;
-    lxattr *cls = find_attr(n, A_CLASS), *id = find_attr(n, A_ID);
+    if (!(tag_flags[tag_of(n)] & flag) || ((const lxelement *)n)->first_attr == NULL) return 0;
+    lxattr *cls, *id;
+    find_attrs2(n, A_CLASS, A_ID, &cls, &id);
     if (cls == NULL && id == NULL) return 0;
     const lxstr *cv = attr_value(cls), *iv = attr_value(id);
     int hit = names_hold(cv, iv, tmp, ws, fn);
@@ -1124,15 +1175,6 @@ static int measure_enter(walker *w, lxnode *n) {
     case TEST_ARTICLE:
         selected = (tag_flags[tag] & F_ARTICLE) ||
                    value_equals(find_attr(n, A_ITEMPROP), "articleBody");
-        break;
-    case TEST_STRUCTURE:
-        selected = structural(m, n);
-        break;
-    case TEST_PATTERN:
-        selected = classed(n, &m->names, &boilerplate_words, names_boilerplate_fn, F_PATTERN);
-        break;
-    case TEST_COMMENT:
-        selected = classed(n, &m->names, &comment_words, names_comment_fn, F_COMMENT);
         break;
     case TEST_COMMENT_INSIDE:
         selected = structural(m, n);
@@ -1205,6 +1247,18 @@ static int put_hard(marker_t *m) {
     return buf_put(&m->out, LINK_OPEN, 3);
 }
 
+/* The marker an element of `tag` starts (1: its children are walked; -1: no memory). */
+static int mark_element(marker_t *m, unsigned tag) {
+    switch (m->kind_of[tag]) {
+    case K_BLOCK: return put_hard(m) < 0 ? -1 : 1;
+    case K_LINE: return buf_put(&m->out, LINE, 3) < 0 ? -1 : 1;
+    case K_LINK:
+        m->links++;
+        return buf_put(&m->out, LINK_OPEN, 3) < 0 ? -1 : 1;
+    }
+    return 1;
+}
+
 static int mark_enter(walker *w, lxnode *n) {
     marker_t *m = (marker_t *)w;
     if (is_text(n)) {
@@ -1215,14 +1269,7 @@ static int mark_enter(walker *w, lxnode *n) {
     if (n->type != NODE_ELEMENT) return 0;
     unsigned tag = tag_of(n);
     if ((tag_flags[tag] & F_INVISIBLE) || nodeset_has(m->removed, n)) return 0;
-    switch (m->kind_of[tag]) {
-    case K_BLOCK: return put_hard(m) < 0 ? -1 : 1;
-    case K_LINE: return buf_put(&m->out, LINE, 3) < 0 ? -1 : 1;
-    case K_LINK:
-        m->links++;
-        return buf_put(&m->out, LINK_OPEN, 3) < 0 ? -1 : 1;
-    }
-    return 1;
+    return mark_element(m, tag);
 }
 
 static int mark_leave(walker *w, lxnode *n) {
@@ -1257,6 +1304,161 @@ static int prune(lxnode *scope, int test, int drop_tags, int drop_hidden, double
     return rc;
 }
 
+/* ---- the scope's pruning and marking in one walk -------------------------------- */
+
+/* The structural prune, the class/id prune and the marking of the scope (walks._prune with
+ * the structural test, then with the class/id test, then walks._mark, each skipping what the
+ * ones before removed) in one walk instead of three, with the same answer:
+ * - a structural element's share is decided when it is left: its text length is the
+ *   measuring pass's (comment sections out, nothing else), and the structural pass's
+ *   total is known before the walk (`structure_total`: the scope's length in the first
+ *   measuring pass less the comment sections removed under it). A removed element's
+ *   marked text is the end of the output since its entry: the output is cut back there;
+ * - a class/id element's length is the text left outside the structural removals, and
+ *   the class/id pass's total is all of that text: known when the walk ends, so the
+ *   marked text of each class/id element removed then is cut out of the output (an
+ *   element's marked text does not depend on its siblings', nor on whether it is kept).
+ * Elements inside a removed element are never measured by the passes after it; their
+ * answers here are dropped with it. */
+typedef struct {
+    lxnode *node;
+    size_t seq;              /* entry number: an element's descendants have larger ones */
+    size_t total_at, kept_at, out_at;
+} open_t;
+
+typedef struct {
+    open_t *items;
+    size_t len, cap;
+} opens_t;
+
+typedef struct {
+    size_t seq, length, start, end;  /* a class/id element: its length and output span */
+} span_t;
+
+typedef struct {
+    span_t *items;
+    size_t len, cap;
+} spans_t;
+
+typedef struct {
+    marker_t mk;
+    int structure, patterns;
+    measure_t probe;         /* the structural and class/id tests' settings and scratch */
+    double structure_limit;
+    size_t seq;
+    size_t total;            /* stripped text length outside the comment sections */
+    size_t kept;             /* ... and outside the structural removals */
+    opens_t sopen, popen;    /* open structural and class/id elements */
+    spans_t found;           /* class/id elements left (leave order) */
+} pruner_t;
+
+static int opens_push(opens_t *v, const open_t *o) {
+    if (v->len == v->cap && grow((void **)&v->items, &v->cap, sizeof *v->items) < 0) return -1;
+    v->items[v->len++] = *o;
+    return 0;
+}
+
+static int pruner_enter(walker *w, lxnode *n) {
+    pruner_t *p = (pruner_t *)w;
+    if (is_text(n)) {
+        const lxstr *t = text_data(n);
+        if (t->data == NULL) return 0;  /* selectolax skips a text node without data */
+        size_t start, end;
+        size_t chars = strip_utf8(t->data, t->length, &start, &end);
+        p->total += chars;
+        p->kept += chars;
+        return buf_put(&p->mk.out, t->data, t->length) < 0 ? -1 : 0;
+    }
+    if (n->type != NODE_ELEMENT) return 0;
+    unsigned tag = tag_of(n);
+    if ((tag_flags[tag] & F_INVISIBLE) || nodeset_has(p->mk.removed, n)) return 0;
+    open_t o = {n, ++p->seq, p->total, p->kept, p->mk.out.len};
+    if (p->structure) {
+        int selected = structural(&p->probe, n);
+        if (selected < 0 || (selected && opens_push(&p->sopen, &o) < 0)) return -1;
+    }
+    if (p->patterns) {
+        int selected = classed(n, &p->probe.names, &boilerplate_words, names_boilerplate_fn, F_PATTERN);
+        if (selected < 0 || (selected && opens_push(&p->popen, &o) < 0)) return -1;
+    }
+    return mark_element(&p->mk, tag);
+}
+
+static int pruner_leave(walker *w, lxnode *n) {
+    pruner_t *p = (pruner_t *)w;
+    if (mark_leave(w, n) < 0) return -1;
+    if (p->popen.len && p->popen.items[p->popen.len - 1].node == n) {
+        const open_t *o = &p->popen.items[--p->popen.len];
+        if (p->found.len == p->found.cap &&
+            grow((void **)&p->found.items, &p->found.cap, sizeof *p->found.items) < 0)
+            return -1;
+        p->found.items[p->found.len++] = (span_t){o->seq, p->kept - o->kept_at, o->out_at, p->mk.out.len};
+    }
+    if (p->sopen.len && p->sopen.items[p->sopen.len - 1].node == n) {
+        const open_t *o = &p->sopen.items[--p->sopen.len];
+        if ((double)(p->total - o->total_at) < p->structure_limit) {
+            /* removed: its text leaves the class/id pass, its marked text the output, and
+             * the class/id elements it holds (itself included) were never measured */
+            p->kept = o->kept_at;
+            p->mk.out.len = o->out_at;
+            while (p->found.len && p->found.items[p->found.len - 1].seq >= o->seq) p->found.len--;
+        }
+    }
+    return 0;
+}
+
+/* Start order; of spans starting together the longer (the outer element) first. */
+static int span_order(const void *a, const void *b) {
+    const span_t *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->end > y->end ? -1 : x->end < y->end;
+}
+
+/* The marked text of the scope (in p->mk.out) with its structural and class/id elements
+ * holding less than max_share of the text removed; comment sections (p->mk.removed) are
+ * left out. */
+static int prune_and_mark(lxnode *scope, pruner_t *p, double max_share, size_t structure_total) {
+    p->mk.w.enter = pruner_enter;
+    p->mk.w.leave = pruner_leave;
+    p->structure_limit = max_share * (double)structure_total;
+    if (walk(scope, &p->mk.w) < 0) return -1;
+    if (p->total != structure_total) {  /* the limit above was not the structural pass's */
+        PyErr_Format(PyExc_RuntimeError, "the scope holds %zu characters, not the %zu expected",
+                     p->total, structure_total);
+        return -1;
+    }
+    if (!p->found.len) return 0;
+    /* the class/id pass: its total is the text the structural removals left */
+    double limit = max_share * (double)p->kept;
+    size_t cut = 0;
+    for (size_t i = 0; i < p->found.len; i++)
+        if ((double)p->found.items[i].length < limit) p->found.items[cut++] = p->found.items[i];
+    if (!cut) return 0;
+    /* spans of elements are nested or apart: in start order, each one inside the last
+     * removed one goes with it */
+    qsort(p->found.items, cut, sizeof *p->found.items, span_order);
+    char *data = p->mk.out.data;
+    size_t to = p->found.items[0].start, from = to, end = 0;
+    for (size_t i = 0; i < cut; i++) {
+        const span_t *s = &p->found.items[i];
+        if (s->start < end) continue;  /* inside the last removed one */
+        memmove(data + to, data + from, s->start - from);
+        to += s->start - from;
+        from = end = s->end;
+    }
+    memmove(data + to, data + from, p->mk.out.len - from);
+    p->mk.out.len = to + (p->mk.out.len - from);
+    return 0;
+}
+
+static void pruner_free(pruner_t *p) {
+    measure_free(&p->probe);
+    PyMem_Free(p->sopen.items);
+    PyMem_Free(p->popen.items);
+    PyMem_Free(p->found.items);
+    PyMem_Free(p->mk.out.data);
+}
+
 /* main_text(root, ...): the ExtractContent blocks of the scope under root (the body). */
 /* A share no element reaches: inside a comment section every hidden or structural element
  * goes (walks.EVERY_SHARE), a reply form holding all of a section's text too. */
@@ -1278,7 +1480,7 @@ static int is_ancestor_or_self(const lxnode *anc, const lxnode *n) {
  * sections separated by block markers. */
 static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *scope,
                             size_t visible_chars, double max_share, int drop_tags, int drop_hidden,
-                            nodeset_t *removed, buf_t *out) {
+                            nodeset_t *removed, buf_t *out, size_t *under_scope) {
     nodeset_t found = {0};
     int rc = 0;
     for (size_t i = 0; i < candidates->len && rc == 0; i++) rc = nodeset_add(&found, candidates->items[i].node);
@@ -1296,6 +1498,7 @@ static int comment_sections(const measures_t *candidates, lxnode *root, lxnode *
         if (inner || !((double)candidates->items[i].length < limit) || is_ancestor_or_self(n, scope))
             continue;
         if ((rc = nodeset_add(removed, n)) < 0) break;
+        if (n != scope && is_ancestor_or_self(scope, n)) *under_scope += candidates->items[i].length;
         if (out == NULL) continue;
         /* a comment-named aside, form, modal or widget is boilerplate, not the comments */
         int junk = structural(&probe, n);
@@ -1324,6 +1527,7 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
     PyObject *result = NULL, *visible = NULL;
     nodeset_t removed = {0};
     marker_t mk = {{mark_enter, mark_leave}, &removed, kinds, {0}, 0};
+    pruner_t pruner = {0};
     buf_t comment_text = {0};
 
     /* Visible text and the article candidates (walks._container), in tree order;
@@ -1353,6 +1557,7 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
         goto done;
     }
     lxnode *scope = root;
+    size_t scope_length = m.total;  /* the scope's text in the first pass */
     if (prefer_article) {
         lxnode *best = NULL;
         size_t best_length = 0;
@@ -1383,20 +1588,26 @@ static PyObject *main_text_of(lxnode *root, int drop_tags, int drop_hidden, int 
             }
         }
         double share = article_min_share * (double)visible_chars;
-        if (best != NULL && (double)best_length >= share && best_length > 0) scope = best;
+        if (best != NULL && (double)best_length >= share && best_length > 0) {
+            scope = best;
+            scope_length = best_length;
+        }
     }
+    size_t under_scope = 0;  /* the comment sections' text removed under the scope */
     if (prune_patterns && comment_sections(&m.cfound, root, scope, visible_chars, comment_max_share,
                                            drop_tags, drop_hidden, &removed,
-                                           comments ? &comment_text : NULL) < 0)
+                                           comments ? &comment_text : NULL, &under_scope) < 0)
         goto done;
-    if (drop_tags || drop_hidden) {
-        if (prune(scope, TEST_STRUCTURE, drop_tags, drop_hidden, max_share, &removed) < 0)
-            goto done;
-    }
-    if (prune_patterns && prune(scope, TEST_PATTERN, 0, 0, max_share, &removed) < 0) goto done;
     mk.kind_of = scope != root ? container_kinds : kinds;
-    if (walk(scope, &mk.w) < 0) goto done;
-    PyObject *blocks = blocks_of((const unsigned char *)(mk.out.data ? mk.out.data : ""), mk.out.len);
+    pruner.mk = mk;
+    pruner.structure = drop_tags || drop_hidden;
+    pruner.patterns = prune_patterns;
+    pruner.probe.drop_tags = drop_tags;
+    pruner.probe.drop_hidden = drop_hidden;
+    /* (what is left of the scope's text is what the structural pass measures) */
+    if (prune_and_mark(scope, &pruner, max_share, scope_length - under_scope) < 0) goto done;
+    const buf_t *marked = &pruner.mk.out;
+    PyObject *blocks = blocks_of((const unsigned char *)(marked->data ? marked->data : ""), marked->len);
     if (blocks == NULL) goto done;
     PyObject *comment_blocks = blocks_of(
         (const unsigned char *)(comment_text.data ? comment_text.data : ""), comment_text.len);
@@ -1410,7 +1621,7 @@ done:
     Py_XDECREF(visible);
     measure_free(&m);
     PyMem_Free(removed.slots);
-    PyMem_Free(mk.out.data);
+    pruner_free(&pruner);
     PyMem_Free(comment_text.data);
     return result;
 }
@@ -1928,6 +2139,74 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The automaton of ws->next (Aho and Corasick 1975: a trie of the words, each state's
+ * failure the longest proper suffix of its path that is a trie path, the moves completed
+ * through the failures). Left NULL for word sets too big for 16-bit states. */
+#define AUTOMATON_MAX_STATES 4096
+static int build_automaton(wordset_t *ws) {
+    PyMem_Free(ws->next);
+    PyMem_Free(ws->final);
+    ws->next = NULL;
+    ws->final = NULL;
+    size_t states = 1;
+    memset(ws->byte_class, 0, sizeof ws->byte_class);
+    unsigned classes = 1;
+    for (Py_ssize_t k = 0; k < ws->count; k++) {
+        states += ws->len[k];
+        for (size_t j = 0; j < ws->len[k]; j++) {
+            unsigned char c = (unsigned char)ws->words[k][j];  /* ASCII lowercase (store_words) */
+            if (ws->byte_class[c] == 0) ws->byte_class[c] = (unsigned char)classes++;
+        }
+    }
+    if (states > AUTOMATON_MAX_STATES || ws->count == 0) return 0;
+    for (unsigned c = 'A'; c <= 'Z'; c++) ws->byte_class[c] = ws->byte_class[c + 32];
+    uint16_t *next = PyMem_Calloc(states * classes, sizeof *next);
+    unsigned char *final = PyMem_Calloc(states, 1);
+    uint16_t *fail = PyMem_Calloc(states, sizeof *fail), *queue = PyMem_Calloc(states, sizeof *queue);
+    if (next == NULL || final == NULL || fail == NULL || queue == NULL) {
+        PyMem_Free(next);
+        PyMem_Free(final);
+        PyMem_Free(fail);
+        PyMem_Free(queue);
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* the trie (0 in next: no edge yet; no edge leads back to the root) */
+    size_t used = 1;
+    for (Py_ssize_t k = 0; k < ws->count; k++) {
+        size_t state = 0;
+        for (size_t j = 0; j < ws->len[k]; j++) {
+            unsigned c = ws->byte_class[(unsigned char)ws->words[k][j]];
+            if (next[state * classes + c] == 0) next[state * classes + c] = (uint16_t)used++;
+            state = next[state * classes + c];
+        }
+        final[state] = 1;
+    }
+    /* breadth first: each state's failure and missing moves from shallower states' */
+    size_t head = 0, tail = 0;
+    for (unsigned c = 0; c < classes; c++)
+        if (next[c] != 0) queue[tail++] = next[c];  /* depth 1: failure the root */
+    while (head < tail) {
+        size_t state = queue[head++];
+        if (final[fail[state]]) final[state] = 1;  /* a word ends inside this one's end */
+        for (unsigned c = 0; c < classes; c++) {
+            uint16_t *to = &next[state * classes + c];
+            if (*to != 0) {
+                fail[*to] = next[fail[state] * classes + c];
+                queue[tail++] = *to;
+            } else {
+                *to = next[fail[state] * classes + c];
+            }
+        }
+    }
+    PyMem_Free(fail);
+    PyMem_Free(queue);
+    ws->next = next;
+    ws->final = final;
+    ws->classes = classes;
+    return 0;
+}
+
 /* configure_patterns(words): the ASCII lowercase words searched in class/id names. */
 /* Sorts a word set's words by first letter (insertion sort: a few dozen words), then
  * indexes the runs. */
@@ -1948,7 +2227,7 @@ static int store_wordset(PyObject *tuple, wordset_t *ws, const char *what) {
     memset(ws->first_to, 0, sizeof ws->first_to);
     for (Py_ssize_t k = ws->count - 1; k >= 0; k--) ws->first_from[(unsigned char)ws->words[k][0]] = (unsigned char)k;
     for (Py_ssize_t k = 0; k < ws->count; k++) ws->first_to[(unsigned char)ws->words[k][0]] = (unsigned char)(k + 1);
-    return 0;
+    return build_automaton(ws);
 }
 
 /* configure_patterns(words, comment_words, content_classes, comment_names, hidden_classes,

@@ -120,6 +120,25 @@ def test_walks_equal_the_oracle(
     assert (elements, candidates, dropped, refresh, HeadFacts(*head)) == (*_python_links(html, limits), facts)
 
 
+#: Class/id names where a word starts inside a partial match of another or of itself (the
+#: automaton must fall back, not restart after the byte that broke the match), in any case,
+#: and near misses.
+_TRICKY_NAMES = ["sshare", "shshare", "navnav", "nanav", "recommenrecommend", "headheader",
+                 "commcomment", "co-comment", "xCOMMENTx", "sidebasidebar", "mmenu", "menmenu",
+                 "tagstags", "adverauthor", "SoCiAl", "shar", "comm-ent", "caption_", "tabooltaboola",
+                 "x y", "pop pup", "popup", "respondd", "comment-formm", "newsletternav", "b y l i n e"]
+
+
+@pytest.mark.parametrize("name", _TRICKY_NAMES)
+@pytest.mark.parametrize("attribute", ["class", "id"])
+def test_class_and_id_words_are_found_as_the_oracles_regex_finds_them(name: str, attribute: str) -> None:
+    html = (f"<body><div {attribute}='{name}'><p>{'short words here. ' * 3}</p></div>"
+            f"<div><p>{'The article goes on for a while, sentence after sentence. ' * 12}</p></div>"
+            f"<div class=comments><div {attribute}='{name}'><p>{'A reply of some length. ' * 3}</p></div></div>")
+    fast, reference = _both_main_text(html, ExtractOptions())
+    assert fast == reference
+
+
 def _corpus() -> list[tuple[str, str]]:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus/article-extraction is not present")
