@@ -95,6 +95,28 @@ def _parse_columns(values: list[str]) -> dict[str, str]:
     return columns
 
 
+_SIZE_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10,
+               "MIB": 2**20, "GIB": 2**30}
+
+
+def parse_size(option: str, value: str) -> int:
+    """A size as ``--part-size`` and ``--task-size`` take it: bytes, or a number with
+    KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024).
+
+    >>> parse_size("--part-size", "256MB"), parse_size("--part-size", "1.5 KiB")
+    (256000000, 1536)
+    """
+    text = value.strip()
+    number = text.rstrip("KMGiBkmgib ")
+    unit = text[len(number):].strip().upper()
+    try:
+        size = float(number) * _SIZE_UNITS[unit]
+    except (KeyError, ValueError):
+        raise typer.BadParameter(f"{option} {value!r}: a size such as 256MB, 64MiB or "
+                                 "1000000") from None
+    return int(size)
+
+
 def load_storage_and_rules(
     rules_path: str | None, storage_options: list[str] | None, policy: str | None = None,
 ) -> tuple[Any, Any]:
@@ -199,6 +221,21 @@ def run(
                      "again and the other rows copied (else everything is decoded, and the "
                      "run says why)."),
     ] = None,
+    part_size: Annotated[
+        str,
+        typer.Option("--part-size", metavar="SIZE", help="Close a part of records, links or "
+                     "errors and start the next at this size (256MB, 64MiB, bytes)."),
+    ] = "256MiB",
+    task_size: Annotated[
+        str,
+        typer.Option("--task-size", metavar="SIZE", help="Group small local input files "
+                     "into one task up to this many bytes of input (0: a task per file)."),
+    ] = "64MiB",
+    commit_width: Annotated[
+        int,
+        typer.Option("--commit-width", min=1, help="Parts (on Spark: tasks) put in place "
+                     "at once when tasks are committed."),
+    ] = 16,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first record error (for debugging).")
@@ -231,6 +268,9 @@ def run(
             engine={"engine": engine, "master": master, "partitions": partitions},
             url_base=url_base,
             base_run=base_run,
+            part_size=parse_size("--part-size", part_size),
+            task_size=parse_size("--task-size", task_size),
+            commit_width=commit_width,
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
