@@ -403,14 +403,16 @@ def run(
     storage: Storage | None = None,
     input_base: str | None = None,
     base_run: str | None = None,
+    **sizes: int,
 ) -> RunSummary:
     """Decode every input into ``out`` (:func:`~pipeline.runners.plan.plan`, then
     :func:`execute`); returns the summary (also written to ``runs``). Raises ``RunRefused``
-    and ``NothingToResume`` as ``plan`` does."""
+    and ``NothingToResume`` as ``plan`` does. ``sizes``: ``part_size``, ``task_size``,
+    ``commit_width``, as ``plan`` takes them."""
     planned = plan_run(
         inputs, out, rules, workers=workers, run_id=run_id, resume=resume, overwrite=overwrite,
         allow_missing=allow_missing, columns=columns, config_sources=config_sources,
-        strict=strict, storage=storage, input_base=input_base, base_run=base_run,
+        strict=strict, storage=storage, input_base=input_base, base_run=base_run, **sizes,
     )
     return execute(planned, progress=progress, executor=executor)
 
