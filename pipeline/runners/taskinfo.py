@@ -176,12 +176,13 @@ def commit_task(task: Task, stats: TaskStats, width: int | None = None) -> None:
     def promote(final: str) -> None:
         task.storage.promote(temp_path(final, stats.attempt), final)
 
-    # records first: the fault (tests) comes once they are in place and the rest is not
-    for tables in (("records",), ("links", "errors")):
-        in_parallel(promote, [join(rundir.partition(table), part[0])
-                              for table in tables for part in stats.parts.get(table, [])], width)
-        if fault is not None and fault[0] < 0:
-            inject(fault)
+    finals = [join(rundir.partition(table), part[0])
+              for table in ("records", "links", "errors") for part in stats.parts.get(table, [])]
+    # the first part alone: the fault (tests) comes once it is in place and the rest is not
+    in_parallel(promote, finals[:1], 1)
+    if fault is not None and fault[0] < 0:
+        inject(fault)
+    in_parallel(promote, finals[1:], width)
     # Only the marker (what --resume trusts) is flushed to a local disk, with its folder,
     # which makes the renames before it durable too on journalling file systems.
     rundir.write_json(rundir.stats(task.rank), asdict(stats), durable=False)
@@ -209,7 +210,7 @@ def read_committed(rundir: RunDir, ranks: list[int]) -> dict[int, TaskStats]:
 
 #: Test-only fault injection (documented in docs/run.md): ``RUN_ID:RANK:RECORDS:FLAG[:kill]``
 #: makes the task at rank RANK of run RUN_ID fail once after RECORDS records, or with
-#: RECORDS ``-1`` in the middle of its commit (its records part put in place, the rest
+#: RECORDS ``-1`` in the middle of its commit (its first part put in place, the rest
 #: not): an exception, or SIGKILL of its process with ``kill``. The local file FLAG,
 #: created exclusively at the fault, makes it once (a retry finds it and runs through).
 FAULT_ENV = "REDECODE_TEST_FAULT"
