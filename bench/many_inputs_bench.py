@@ -1,18 +1,24 @@
 """A run of many tiny input files: CPU per input and objects written.
 
     python -m bench.many_inputs_bench [--inputs 10000] [--workers 2] [--keep DIR]
+        [--tree DIR] [redecode run options...]
 
 Writes ``--inputs`` one-record WARC files (hard links to one file, so writing them costs
 nothing; each is still its own input, named by its own path), runs ``redecode run`` over
-them as a user does, and prints the CPU time of the run and all its processes (the main
-process, the pool's fork server and workers: ``RUSAGE_CHILDREN`` of this process, which
-waits for ``redecode``, which waits for them), that CPU per input, the wall time, and the
-files the run left in ``--out`` (parts, stats, markers, the run's metadata).
+them as a user does, and prints the CPU time of the run and all its processes, that CPU
+per input, the wall time, and the files the run left in ``--out`` (parts, stats, markers,
+the run's metadata). The CPU is ``RUSAGE_CHILDREN`` of this process, made a child
+subreaper (``PR_SET_CHILD_SUBREAPER``) so that the pool's fork server, which outlives
+``redecode`` for a moment and reaps the workers, is reparented here and reaped too: its
+workers' CPU would be lost otherwise. ``--tree`` runs the code of another source tree
+(``git archive COMMIT | tar -x -C DIR``, the compiled ``*.so`` files copied beside their
+sources) with the same interpreter.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import io
 import os
 import resource
@@ -44,6 +50,7 @@ def main() -> None:
     parser.add_argument("--inputs", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--keep", type=Path, default=None, help="work here (kept)")
+    parser.add_argument("--tree", type=Path, default=None, help="run this source tree")
     args, extra = parser.parse_known_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="redecode-many-inputs-"))
     crawl = work / "crawl"
@@ -55,12 +62,25 @@ def main() -> None:
         if not target.exists():
             os.link(source, target)
     out = work / "out"
-    command = [str(Path(sys.executable).parent / "redecode"), "run", str(crawl), "--out",
+    if out.exists():
+        sys.exit(f"{out} exists: remove it first")
+    command = [sys.executable, "-c", "import sys; from pipeline.cli import app; "
+               "sys.argv[0] = 'redecode'; sys.exit(app())", "run", str(crawl), "--out",
                str(out), "-w", str(args.workers), "-q", *extra]
+    env = dict(os.environ)
+    if args.tree:
+        env["PYTHONPATH"] = str(args.tree.resolve())
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env,
+                          cwd=args.tree or None)
     wall = time.monotonic() - started
+    while True:  # the orphans reparented here (the fork server): their CPU counts once reaped
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"redecode exited {done.returncode}: {done.stderr[-2000:]}")
