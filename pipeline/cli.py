@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import signal
 import sys
@@ -106,12 +107,13 @@ def parse_size(option: str, value: str) -> int:
     >>> parse_size("--part-size", "256MB"), parse_size("--part-size", "1.5 KiB")
     (256000000, 1536)
     """
-    text = value.strip()
-    number = text.rstrip("KMGiBkmgib ")
-    unit = text[len(number):].strip().upper()
+    match = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", value)
+    unit = _SIZE_UNITS.get(match.group(2).upper()) if match else None
     try:
-        size = float(number) * _SIZE_UNITS[unit]
-    except (KeyError, ValueError):
+        if match is None or unit is None:
+            raise ValueError(value)
+        size = float(match.group(1)) * unit
+    except ValueError:
         raise typer.BadParameter(f"{option} {value!r}: a size such as 256MB, 64MiB or "
                                  "1000000") from None
     return int(size)

@@ -202,3 +202,34 @@ def test_a_grouped_run_says_what_each_input_held_as_a_task_per_file(
     want = table_rows(Storage(), str(tmp_path / "a"), "s")
     for table in ("records", "links", "errors"):
         assert got[table] == want[table], differences(got, want)
+
+
+def test_the_sizes_the_command_line_takes_and_its_defaults() -> None:
+    import inspect
+
+    import typer
+
+    from pipeline import cli
+    from pipeline.runners.plan import TASK_SIZE
+    from pipeline.runners.taskinfo import COMMIT_WIDTH, PART_SIZE
+
+    assert [cli.parse_size("--part-size", v) for v in ("300000", "128MB", "64 MiB", "1GiB")] \
+        == [300_000, 128_000_000, 64 * 2**20, 2**30]
+    for bad in ("", "12 parsecs", "MB", "-5MB"):
+        with pytest.raises(typer.BadParameter, match="--part-size"):
+            cli.parse_size("--part-size", bad)
+    # the command line's defaults are the runner's (one home for each)
+    defaults = {name: p.default for name, p in inspect.signature(cli.run).parameters.items()}
+    assert cli.parse_size("--part-size", defaults["part_size"]) == PART_SIZE
+    assert cli.parse_size("--task-size", defaults["task_size"]) == TASK_SIZE
+    assert defaults["commit_width"] == COMMIT_WIDTH
+
+
+def test_a_part_size_of_nothing_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    crawl = tmp_path / "c.warc.gz"
+    write_warc(crawl, 1)
+    for option in (["--part-size", "0"], ["--part-size", "big"], ["--commit-width", "0"]):
+        result = redecode("run", str(crawl), "--out", str(tmp_path / "out"), "-q", *option)
+        assert result.returncode == 2, result.stderr
+        assert option[0] in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -162,7 +162,7 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
                 writer.task = task
 
         try:
-            reread_at: set[tuple[int, int | None]] = set()
+            reread_at: set[tuple[str, int, int | None]] = set()
             changed_urls: set[str] = set()  # the links of a record carry its URL
             for table in _row_groups(base_dir, "records", base_stats):
                 urls = table.column("url").to_pylist()

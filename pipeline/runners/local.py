@@ -26,13 +26,20 @@ from pipeline import __version__
 from pipeline.provenance import code_identity
 from pipeline.rules import Rules
 from pipeline.runners.lock import RunLock
-from pipeline.runners.plan import RunPlan
+from pipeline.runners.plan import TASK_SIZE, RunPlan
 from pipeline.runners.plan import plan as plan_run
 from pipeline.runners.progress import ProgressFn
 from pipeline.runners.retries import Lost, count, read_lost, write_lost
 from pipeline.runners.rundir import TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
-from pipeline.runners.taskinfo import BaseInput, Task, TaskStats, read_committed
+from pipeline.runners.taskinfo import (
+    COMMIT_WIDTH,
+    PART_SIZE,
+    BaseInput,
+    Task,
+    TaskStats,
+    read_committed,
+)
 from pipeline.schema import RUNS
 from pipeline.sources.inputs import writable_name
 from pipeline.sources.roots import stable_name
@@ -403,16 +410,18 @@ def run(
     storage: Storage | None = None,
     input_base: str | None = None,
     base_run: str | None = None,
-    **sizes: int,
+    part_size: int = PART_SIZE,
+    task_size: int = TASK_SIZE,
+    commit_width: int = COMMIT_WIDTH,
 ) -> RunSummary:
     """Decode every input into ``out`` (:func:`~pipeline.runners.plan.plan`, then
     :func:`execute`); returns the summary (also written to ``runs``). Raises ``RunRefused``
-    and ``NothingToResume`` as ``plan`` does. ``sizes``: ``part_size``, ``task_size``,
-    ``commit_width``, as ``plan`` takes them."""
+    and ``NothingToResume`` as ``plan`` does."""
     planned = plan_run(
         inputs, out, rules, workers=workers, run_id=run_id, resume=resume, overwrite=overwrite,
         allow_missing=allow_missing, columns=columns, config_sources=config_sources,
-        strict=strict, storage=storage, input_base=input_base, base_run=base_run, **sizes,
+        strict=strict, storage=storage, input_base=input_base, base_run=base_run,
+        part_size=part_size, task_size=task_size, commit_width=commit_width,
     )
     return execute(planned, progress=progress, executor=executor)
 
