@@ -359,9 +359,9 @@ def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
 
 
 def _sizes(planned: Any) -> list[int | None]:
-    """The size of what each task reads, a local input file or a batch of saved pages (for
-    the progress bar's bytes and time left); None for a remote one (knowing it would cost a
-    request each) or one that is gone."""
+    """The size of what each task reads, a local input file, a group of them or a batch of
+    saved pages (for the progress bar's bytes and time left); None for a remote one
+    (knowing it would cost a request each) or one that is gone."""
     import os
 
     from pipeline.storage import is_remote
@@ -374,9 +374,10 @@ def _sizes(planned: Any) -> list[int | None]:
 
     sizes: list[int | None] = []
     for name in planned.files:
-        pages = planned.pages.get(name)
-        if pages:
-            each = [size(path) for path, _, _ in pages]
+        members = [path for path, _, _ in planned.pages.get(name, ())] or list(
+            planned.groups.get(name, ()))
+        if members:
+            each = [size(path) for path in members]
             sizes.append(None if None in each else sum(s or 0 for s in each))
         else:
             sizes.append(size(name))

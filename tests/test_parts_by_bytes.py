@@ -233,3 +233,13 @@ def test_a_part_size_of_nothing_is_refused_before_anything_is_written(tmp_path: 
         assert result.returncode == 2, result.stderr
         assert option[0] in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_progress_bar_follows_the_bytes_of_a_group(tmp_path: Path) -> None:
+    from pipeline import cli
+    from pipeline.runners.plan import plan
+
+    paths = tiny_crawl(tmp_path / "crawl", 16)
+    planned = plan([str(tmp_path / "crawl")], tmp_path / "out", load_rules(None), workers=1)
+    assert [len(planned.groups[name]) for name in planned.files] == [4, 4, 4, 4]
+    assert cli._sizes(planned) == [4 * paths[0].stat().st_size] * 4
