@@ -6,21 +6,23 @@ Layout (one run id ``R``)::
     OUT/<table>/run_id=R/part-<rank>-<seq>.parquet records, links, errors: a task's parts
     OUT/runs/run_id=R/part-00000.parquet           the run's ``runs`` row
     OUT/_runs/R/_run.json                          resolved config (what --resume compares)
-    OUT/_runs/R/_stats/<rank>.json                 a committed task's counters
+    OUT/_runs/R/_stats/<rank>.json                 a committed task's counters and parts
     OUT/_runs/R/_completions/<rank>                a rank's commit: written last
+    OUT/_runs/R/_finished                          written after the runs row
+    OUT/_runs/R/_lock                              held while a process writes the run
 
 ``<rank>`` is the task's rank in at least five digits (:func:`rank_name`: ``00042``,
 ``123456``): no limit on the number of tasks, one name per rank.
-    OUT/_runs/R/_finished                          written after the runs row
-    OUT/_runs/R/_lock                              held while a process writes the run
 
 A task (one input file, or a group of small ones) writes each table's rows into parts of
 about ``--part-size`` bytes, ``<seq>`` counting them from ``0000``; a table the task has no
 row of gets no part. It writes them under hidden temporary names unique to the attempt
 (``.part-<rank>-<seq>.parquet.<attempt>.tmp``, beside the final name); committing a rank
-puts the parts its stats list under their final names (:meth:`pipeline.storage.Storage.promote`), then writes the
-stats, then the completion marker. Only a rank with a marker counts: ``--resume`` reruns
-every other rank, and the audits read only committed parts (see ``docs/run.md``).
+puts the parts its stats list under their final names
+(:meth:`pipeline.storage.Storage.promote`), then writes the stats, then the completion
+marker. Only a rank with a marker counts: ``--resume`` reruns every other rank (removing
+what it had put in place first), and the audits read only committed parts (see
+``docs/run.md``).
 """
 
 from __future__ import annotations
