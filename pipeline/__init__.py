@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 # The one home of the version (pyproject.toml reads it from here). Bump it with every change
 # that can alter a row of any table (records, links, errors, runs): rules_version and the runs
 # row's code carry it, so two runs of one version have rows made by the same code.
-__version__ = "0.4.1"
+__version__ = "0.5.0"
 
 if TYPE_CHECKING:
     from pipeline.encoding.api import decode_bytes, decode_html

@@ -4,6 +4,7 @@
 # when the CLI starts, and evaluates string ones twice each (~7 ms of each start).
 
 import json
+import re
 import shlex
 import signal
 import sys
@@ -95,6 +96,29 @@ def _parse_columns(values: list[str]) -> dict[str, str]:
             raise typer.BadParameter(f"--columns wants OURS=THEIRS, got {value!r}")
         columns[ours] = theirs
     return columns
+
+
+_SIZE_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10,
+               "MIB": 2**20, "GIB": 2**30}
+
+
+def parse_size(option: str, value: str) -> int:
+    """A size as ``--part-size`` and ``--task-size`` take it: bytes, or a number with
+    KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024).
+
+    >>> parse_size("--part-size", "256MB"), parse_size("--part-size", "1.5 KiB")
+    (256000000, 1536)
+    """
+    match = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", value)
+    unit = _SIZE_UNITS.get(match.group(2).upper()) if match else None
+    try:
+        if match is None or unit is None:
+            raise ValueError(value)
+        size = float(match.group(1)) * unit
+    except ValueError:
+        raise typer.BadParameter(f"{option} {value!r}: a size such as 256MB, 64MiB or "
+                                 "1000000") from None
+    return int(size)
 
 
 def load_storage_and_rules(
@@ -213,6 +237,21 @@ def run(
                      "again and the other rows copied (else everything is decoded, and the "
                      "run says why)."),
     ] = None,
+    part_size: Annotated[
+        str,
+        typer.Option("--part-size", metavar="SIZE", help="Close a part of records, links or "
+                     "errors and start the next at this size (256MB, 64MiB, bytes)."),
+    ] = "256MiB",
+    task_size: Annotated[
+        str,
+        typer.Option("--task-size", metavar="SIZE", help="Group small local input files "
+                     "into one task up to this many bytes of input (0: a task per file)."),
+    ] = "64MiB",
+    commit_width: Annotated[
+        int,
+        typer.Option("--commit-width", min=1, help="Parts (on Spark: tasks) put in place "
+                     "at once when tasks are committed."),
+    ] = 16,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first record error (for debugging).")
@@ -249,6 +288,9 @@ def run(
             url_base=url_base,
             base_run=base_run,
             records_from=records_from,
+            part_size=parse_size("--part-size", part_size),
+            task_size=parse_size("--task-size", task_size),
+            commit_width=commit_width,
         )
     except (RulesError, RunRefused) as exc:
         _fail(str(exc), exit_codes.USAGE)
@@ -335,9 +377,9 @@ def _execute(planned: Any, quiet: bool, executor: Any = None) -> Any:
 
 
 def _sizes(planned: Any) -> list[int | None]:
-    """The size of what each task reads, a local input file or a batch of saved pages (for
-    the progress bar's bytes and time left); None for a remote one (knowing it would cost a
-    request each) or one that is gone."""
+    """The size of what each task reads, a local input file, a group of them or a batch of
+    saved pages (for the progress bar's bytes and time left); None for a remote one
+    (knowing it would cost a request each) or one that is gone."""
     import os
 
     from pipeline.storage import is_remote
@@ -350,12 +392,13 @@ def _sizes(planned: Any) -> list[int | None]:
 
     sizes: list[int | None] = []
     for name in planned.files:
-        pages = planned.pages.get(name)
         ranges = planned.ranges.get(name)
+        members = [path for path, _, _ in planned.pages.get(name, ())] or list(
+            planned.groups.get(name, ()))
         if ranges is not None:  # a record list's task reads its records' ranges
             sizes.append(ranges.size)
-        elif pages:
-            each = [size(path) for path, _, _ in pages]
+        elif members:
+            each = [size(path) for path in members]
             sizes.append(None if None in each else sum(s or 0 for s in each))
         else:
             sizes.append(size(name))

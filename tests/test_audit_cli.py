@@ -223,10 +223,10 @@ def test_a_stray_parquet_in_the_folder_of_a_run_with_bookkeeping_is_left_out(
     before = json.loads(redecode("audit", "--out", out, "--format", "json").stdout)["gates"]
     assert before["records"] > 0
     copies = []
-    for table in ("records", "runs"):
+    for table, part in (("records", "part-00000-0000"), ("runs", "part-00000")):
         folder = out / table / "run_id=r"
-        copies.append(folder / "part-00000 (copy).parquet")
-        shutil.copy(folder / "part-00000.parquet", copies[-1])
+        copies.append(folder / f"{part} (copy).parquet")
+        shutil.copy(folder / f"{part}.parquet", copies[-1])
     result = redecode("audit", "--out", out, "--format", "json")
     assert result.returncode == 0, result.stderr  # every part of the run was read
     payload = json.loads(result.stdout)

@@ -132,3 +132,27 @@ def test_a_base_run_that_cannot_be_one_is_refused(crawl, tmp_path: Path, base: s
                       "-q")
     assert result.returncode == 2 and no_traceback(result)
     assert reason in result.stderr
+
+
+def test_a_local_change_over_groups_of_input_files_equals_a_full_run(crawl, tmp_path: Path) -> None:
+    # eight files (two copies of the crawl), one worker: two files a task, whose
+    # incremental task copies and reads again from each of its files
+    grouped = tmp_path / "grouped"
+    grouped.mkdir()
+    for copy in range(2):
+        for path in sorted(crawl["crawl"].iterdir()):
+            shutil.copy(path, grouped / f"{copy}-{path.name}")
+    work, out = crawl["work"], tmp_path / "out"
+    common = [str(grouped), "--out", str(out), "-q", "-w", "1"]
+    for run_id, rules, more in (("A", "a.toml", []), ("B", "b.toml", ["--base-run", "A"]),
+                                ("B-full", "b.toml", [])):
+        result = redecode("run", *common, "--rules", str(work / rules), "--run-id", run_id,
+                          *more)
+        assert result.returncode == 0, result.stderr
+    stats = [json.loads(p.read_text()) for p in (out / "_runs" / "B" / "_stats").iterdir()]
+    assert len(stats) == 4 and all(s["path"].endswith("(2 input files)") for s in stats)
+    for table in ("records", "links", "errors"):
+        assert rows(out, table, "B") == rows(out, table, "B-full"), table
+    row = runs_row(out, "B")
+    assert row["records_redecoded"] == 2 * (3 * crawl["liar_pages"] + 1)
+    assert row["records_copied"] == 2 * (3 * crawl["pages"] + 2) - row["records_redecoded"]

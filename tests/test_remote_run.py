@@ -71,18 +71,20 @@ def test_a_run_killed_mid_commit_on_s3_is_never_read_and_resume_finishes_it(
     out = f"{bucket}/out"
     args = [*inputs(crawl_bucket), "--out", out, "--run-id", "k", "-w", "1", "-q",
             "--rules", f"{crawl_bucket}/data/sample/rules.toml"]
-    # rank 20's records part is put in place, then the process is killed: no marker
-    fault = f"k:20:-1:{tmp_path / 'fault'}:kill"
+    # rank 21's first part is put in place, then the process is killed: no marker (rank
+    # 20, example-digest.warc, holds requests only: it has no part to put in place)
+    fault = f"k:21:-1:{tmp_path / 'fault'}:kill"
     killed = redecode("run", *args, env={"REDECODE_TEST_FAULT": fault})
     assert killed.returncode == -9 and (tmp_path / "fault").exists()
     keys = server.keys(out)
-    assert len([k for k in keys if "/_completions/" in k]) == 20
-    assert f"{out}/records/run_id=k/part-00020.parquet" in keys  # half committed
+    assert len([k for k in keys if "/_completions/" in k]) == 21
+    # half committed: its first part is in place, the rest and the marker are not
+    assert len([k for k in keys if "/part-00021-" in k]) == 1
     assert f"{out}/_runs/k/_finished" not in keys and f"{out}/_runs/k/_lock" in keys
     # a reader sees the committed files only, and says the run is unfinished
     audit = redecode("audit", "--out", out, "--format", "json")
     assert audit.returncode == 0, audit.stderr
-    assert "run k is unfinished: 20 of 44 input files committed" in audit.stderr
+    assert "run k is unfinished: 21 of 44 input files committed" in audit.stderr
     assert "1 uncommitted part(s) left out" in audit.stderr
     partial = json.loads(audit.stdout)["gates"]["records"]
     assert 0 < partial < len(expected["records"])
@@ -132,7 +134,7 @@ def test_a_writer_killed_mid_upload_leaves_no_upload_after_resume_or_the_run_end
                       env={"REDECODE_TEST_FAULT": fault})
     assert killed.returncode == -9 and (tmp_path / "fired").exists()
     left = uploads(server, bucket)
-    assert len(left) == 1 and left[0].startswith("out/records/run_id=k/.part-00000.parquet.")
+    assert len(left) == 1 and left[0].startswith("out/records/run_id=k/.part-00000-0000.parquet.")
     assert not [k for k in server.keys(f"{bucket}/out") if "/.part-" in k]
     resumed = redecode("run", *args, "--run-id", "k", "--resume")
     assert resumed.returncode == 0, resumed.stderr
@@ -166,10 +168,12 @@ def test_a_run_aborts_the_unfinished_uploads_of_its_own_temporary_parts_only(
     server, bucket = s3_env
     out = f"{bucket}/out"
     runs = RunDir(Storage(), out, "r")
-    own = [runs.temp_part("records", 0, new_attempt()), runs.temp_part("links", 7, new_attempt()),
-           runs.temp_part("errors", 100_000, new_attempt()),
-           runs.temp_part("records", 1_234_567, new_attempt())]
-    others = [RunDir(Storage(), out, "other").temp_part("records", 0, new_attempt()),
+    own = [runs.temp_part("records", 0, 0, new_attempt()),
+           runs.temp_part("links", 7, 3, new_attempt()),
+           runs.temp_part("errors", 100_000, 0, new_attempt()),
+           runs.temp_part("records", 1_234_567, 12_345, new_attempt()),
+           f"{runs.partition('records')}/.part-00002.parquet.{new_attempt()}.tmp"]
+    others = [RunDir(Storage(), out, "other").temp_part("records", 0, 0, new_attempt()),
               runs.part("records", 0),  # a committed name: never a killed writer's
               f"{runs.partition('records')}/.part-0100000.parquet.{new_attempt()}.tmp",
               f"{runs.partition('links')}/sub/.part-00001.parquet.{new_attempt()}.tmp",
@@ -220,11 +224,13 @@ def test_two_attempts_of_one_rank_at_once_commit_one_whole(s3_env, tmp_path: Pat
     first, second = results
     assert first.attempt != second.attempt
     rundir = RunDir(storage, f"{bucket}/out", "two")
-    assert len(rundir.temporary_files()[0]) == 6  # three parts per attempt, none final yet
+    # two parts per attempt (no errors row, no errors part), none final yet
+    assert first.parts.keys() == second.parts.keys() == {"records", "links"}
+    assert len(rundir.temporary_files()[0]) == 4
     commit_task(task, first)
     leftover = rundir.temporary_files()[0]
-    assert sorted(leftover) == sorted(rundir.temp_part(t, 0, second.attempt)
-                                      for t in ("records", "links", "errors"))
+    assert sorted(leftover) == sorted(rundir.temp_part(t, 0, 0, second.attempt)
+                                      for t in ("records", "links"))
     storage.remove_all(leftover)
     local = tmp_path / "local"
     run([str(crawl)], local, load_rules(None), workers=1, run_id="two")

@@ -131,7 +131,7 @@ def test_a_stray_part_in_the_run_folder_breaks_the_invariant(tmp_path: Path, goo
     assert redecode("run", str(good), "--out", str(out), "-q", "--run-id", "a").returncode == 0
     stray = out / "records" / "run_id=b" / "extra.parquet"
     stray.parent.mkdir(parents=True)
-    stray.write_bytes((out / "records" / "run_id=a" / "part-00000.parquet").read_bytes())
+    stray.write_bytes((out / "records" / "run_id=a" / "part-00000-0000.parquet").read_bytes())
     result = redecode("run", str(good), "--out", str(out), "-q", "--run-id", "b")
     assert result.returncode == 4, result.stderr
     assert f"accounting: {stray}: a file no task of this run wrote" in result.stderr
@@ -391,7 +391,7 @@ def test_overwrite_and_resume_never_reach_through_a_link_out_of_the_output_folde
         assert (out / "records" / "run_id=R").is_symlink() and (out / "_runs" / "R").is_symlink()
     # a part that is a link (to a file elsewhere) is removed as a link by --overwrite
     assert redecode("run", str(good), "--out", str(out), "-q", "--run-id", "S").returncode == 0
-    part = out / "records" / "run_id=S" / "part-00000.parquet"
+    part = out / "records" / "run_id=S" / "part-00000-0000.parquet"
     elsewhere = outside / "kept.parquet"
     part.rename(elsewhere)
     part.symlink_to(elsewhere)

@@ -36,12 +36,13 @@ import pyarrow.parquet as pq
 from pipeline.encoding.options import Override
 from pipeline.encoding.sniff.evidence import override_index
 from pipeline.errors import RecordError
-from pipeline.runners.parts import Counts, PartsWriter, RecordLoop, task_stats
+from pipeline.runners.parts import Counts, PartsWriter, RecordLoop, members, task_stats
 from pipeline.runners.rundir import MetadataError, RunDir, new_attempt
 from pipeline.runners.startup import settle_heap
 from pipeline.runners.taskinfo import Task, TaskStats, read_committed
+from pipeline.schema import ERRORS
 from pipeline.sources.ranges import Locator, read_located
-from pipeline.storage import StorageError
+from pipeline.storage import StorageError, join
 
 #: The stages whose failure may depend on the rules: a record R lost in one of them is
 #: read and decoded again (the reader's and the HTTP layer's never do).
@@ -128,30 +129,43 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
     reading = RecordLoop(task, writer, progress)
     position = _Position()
     copied = 0
+    # the task's input files by the warc_filename their rows carry (a group's, or its own)
+    inputs = {member.warc_filename: member for member in members(task)}
     with contextlib.ExitStack() as stack:
-        opened: list[Any] = []
+        opened: dict[str, Any] = {}
 
-        def reread(locators: list[Locator]) -> None:
-            if not locators:
+        def reread(rows: pa.Table) -> None:
+            """Read again and decode the records of ``rows`` (base run rows: their locators)."""
+            if not rows.num_rows:
                 return
-            if not opened:
-                try:
-                    opened.append(stack.enter_context(task.storage.open_read(task.path,
-                                                                             random_access=True)))
-                except StorageError as exc:
-                    for loc in locators:  # each record asked for is counted once
-                        reading.take(RecordError("source", "source-unreadable-file", str(exc),
-                                                 task.warc_filename, loc.offset,
-                                                 offset_in_member=loc.offset_in_member))
-                    return
-            for item in read_located(opened[0], task.warc_filename, locators,
-                                     max_block=task.rules.max_decompressed, coalesce=True):
-                reading.take(item)
+            by_file: dict[str, list[Locator]] = {}
+            for name, loc in zip(rows.column("warc_filename").to_pylist(), _locators(rows),
+                                 strict=True):
+                by_file.setdefault(name, []).append(loc)
+            for name, locators in by_file.items():
+                member = inputs.get(name, task)
+                if member.path not in opened:
+                    try:
+                        opened[member.path] = stack.enter_context(
+                            task.storage.open_read(member.path, random_access=True))
+                    except StorageError as exc:
+                        for loc in locators:  # each record asked for is counted once
+                            reading.take(RecordError(
+                                "source", "source-unreadable-file", str(exc),
+                                member.warc_filename, loc.offset,
+                                offset_in_member=loc.offset_in_member))
+                        continue
+                writer.task = member  # (its errors rows name it)
+                for item in read_located(opened[member.path], member.warc_filename, locators,
+                                         max_block=task.rules.max_decompressed,
+                                         coalesce=True):
+                    reading.take(item)
+                writer.task = task
 
         try:
-            reread_at: set[tuple[int, int | None]] = set()
+            reread_at: set[tuple[str, int, int | None]] = set()
             changed_urls: set[str] = set()  # the links of a record carry its URL
-            for table in _row_groups(base_dir, "records", base.rank):
+            for table in _row_groups(base_dir, "records", base_stats):
                 urls = table.column("url").to_pylist()
                 drop = [changed(url) for url in urls]
                 kept = _keep(table, drop)
@@ -162,29 +176,33 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
                     copied += kept.num_rows
                 if any(drop):
                     changed_urls.update(url for url, d in zip(urls, drop, strict=True) if d)
-                    locators = _locators(table.filter(pa.array(drop, pa.bool_())))
-                    reread_at.update((loc.offset, loc.offset_in_member) for loc in locators)
-                    reread(locators)
+                    again = table.filter(pa.array(drop, pa.bool_()))
+                    reread_at.update(zip(again.column("warc_filename").to_pylist(),
+                                         again.column("warc_record_offset").to_pylist(),
+                                         again.column("warc_record_offset_in_member").to_pylist(),
+                                         strict=True))
+                    reread(again)
                 reading.report(records=kept.num_rows, rest=position.past(table))
-            errors = pa.concat_tables(list(_row_groups(base_dir, "errors", base.rank)))
+            found = list(_row_groups(base_dir, "errors", base_stats))
+            errors = pa.concat_tables(found) if found else ERRORS.empty_table()
             lost_again = pc.and_(pc.invert(errors.column("is_partial")), pc.and_(
                 pc.is_in(errors.column("stage"), pa.array(sorted(RULED_STAGES))),
                 pc.is_valid(errors.column("warc_record_length")))).to_pylist()
             # a record written with a part failed: its partial rows come again when it is
             # read again, and stay when its row is copied
-            drop = [bool(lost) or (partial and (offset, inner) in reread_at)
-                    for lost, partial, offset, inner in zip(
+            drop = [bool(lost) or (partial and (name, offset, inner) in reread_at)
+                    for lost, partial, name, offset, inner in zip(
                         lost_again, errors.column("is_partial").to_pylist(),
+                        errors.column("warc_filename").to_pylist(),
                         errors.column("warc_record_offset").to_pylist(),
                         errors.column("warc_record_offset_in_member").to_pylist(), strict=True)]
             kept = _keep(errors, drop)
             if kept.num_rows:
                 writer.copy_errors(_restamped(kept, task.run_id))
-            lost = errors.filter(pa.array(lost_again, pa.bool_()))
-            reread(_locators(lost))
+            reread(errors.filter(pa.array(lost_again, pa.bool_())))
             copied += kept.num_rows - sum(kept.column("is_partial").to_pylist())
             changed_set = pa.array(sorted(changed_urls), pa.string())
-            for table in _row_groups(base_dir, "links", base.rank):
+            for table in _row_groups(base_dir, "links", base_stats):
                 kept = (table.filter(pc.invert(pc.is_in(table.column("url"), changed_set)))
                         if changed_urls else table)
                 if kept.num_rows:
@@ -194,13 +212,14 @@ def run_incremental(task: Task, progress: Callable[[int, int], None] | None = No
             writer.abort(exc)
             raise
         if progress is not None:  # the whole file counts as read by the end
-            reading.report(rest=position.rest(opened[0] if opened else None, task))
+            reading.report(rest=position.rest(opened, task))
     skipped = dict(base_stats.skipped)
     for reason, n in reading.skipped.items():
         skipped[reason] = skipped.get(reason, 0) + n
     return task_stats(task, reading, counts, attempt, started, cpu_started,
-                  seen=base_stats.seen, skipped=dict(sorted(skipped.items())),
-                  unreadable=base_stats.unreadable, copied=copied, redecoded=reading.seen)
+                      seen=base_stats.seen, skipped=dict(sorted(skipped.items())),
+                      unreadable=base_stats.unreadable, copied=copied, redecoded=reading.seen,
+                      notes=base_stats.notes)
 
 
 class _Position:
@@ -220,15 +239,18 @@ class _Position:
         self.reported += step
         return step
 
-    def rest(self, fh: Any, task: Task) -> int:
-        """Bytes from what was reported to the end of the input file (its size: from the
-        file read again, else opened for it)."""
+    def rest(self, opened: dict[str, Any], task: Task) -> int:
+        """Bytes from what was reported to the end of the input files (their sizes: from
+        the files read again, else opened for it)."""
+        size = 0
         try:
-            if fh is None:
-                with task.storage.open_read(task.path, random_access=True) as own:
-                    size = own.seek(0, 2)
-            else:
-                size = fh.seek(0, 2)
+            for member in members(task):
+                fh = opened.get(member.path)
+                if fh is None:
+                    with task.storage.open_read(member.path, random_access=True) as own:
+                        size += own.seek(0, 2)
+                else:
+                    size += fh.seek(0, 2)
         except (OSError, ValueError, StorageError):
             return 0
         step = max(size - self.reported, 0)
@@ -236,15 +258,15 @@ class _Position:
         return step
 
 
-def _row_groups(rundir: RunDir, table: str, rank: int) -> Any:
-    """The row groups of the base run's part of ``table`` for ``rank``, one table each."""
-    path = rundir.part(table, rank)
-    with rundir.storage.open_read(path, random_access=True) as fh:
-        parts = pq.ParquetFile(fh)
-        if parts.metadata.num_row_groups == 0:
-            yield parts.schema_arrow.empty_table()
-        for index in range(parts.metadata.num_row_groups):
-            yield parts.read_row_group(index)
+def _row_groups(rundir: RunDir, table: str, stats: TaskStats) -> Any:
+    """The row groups of the base run's parts of ``table`` that the task of ``stats``
+    wrote (its stats list them), one table each, in order."""
+    for name, _, _ in stats.parts.get(table, []):
+        with rundir.storage.open_read(join(rundir.partition(table), name),
+                                      random_access=True) as fh:
+            parts = pq.ParquetFile(fh)
+            for index in range(parts.metadata.num_row_groups):
+                yield parts.read_row_group(index)
 
 
 def _locators(table: pa.Table) -> list[Locator]:

@@ -1,8 +1,8 @@
 """The local runner: execute a planned run (:mod:`pipeline.runners.plan`) in a process pool
 with progress, resume, a lock and the run's accounting.
 
-Accounting invariant (DESIGN.md), checked per task and for the run, against the counters
-AND the rows in every part of the run's partitions: records seen = written + skipped +
+Accounting invariant (DESIGN.md), checked per task and for the run, against the counters,
+the parts each task reported (rows and bytes) and one listing of each table's folder: records seen = written + skipped +
 errors, where ``errors`` counts records lost; the errors rows of records still written
 (``is_partial``) are counted apart in ``partial_errors``.
 """
@@ -14,7 +14,6 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,20 +26,24 @@ from pipeline import __version__
 from pipeline.provenance import code_identity
 from pipeline.rules import Rules
 from pipeline.runners.lock import RunLock
-from pipeline.runners.plan import RunPlan
+from pipeline.runners.plan import TASK_SIZE, RunPlan
 from pipeline.runners.plan import plan as plan_run
 from pipeline.runners.progress import ProgressFn
 from pipeline.runners.retries import Lost, count, read_lost, write_lost
-from pipeline.runners.rundir import PART_NAME, TASK_TABLES, RunDir, RunRefused
+from pipeline.runners.rundir import TASK_TABLES, RunDir, RunRefused
 from pipeline.runners.startup import start_worker
-from pipeline.runners.taskinfo import BaseInput, Task, TaskStats, read_committed
+from pipeline.runners.taskinfo import (
+    COMMIT_WIDTH,
+    PART_SIZE,
+    BaseInput,
+    Task,
+    TaskStats,
+    read_committed,
+)
 from pipeline.schema import RUNS
 from pipeline.sources.inputs import writable_name
 from pipeline.sources.roots import stable_name
 from pipeline.storage import Storage, StorageError, is_remote, join, redact_url
-
-#: Part footers read at once when the accounting is checked on a remote store.
-CHECK_THREADS = 16
 
 #: Runs tasks somewhere and yields their stats as they finish (local pool, Spark, ...), and
 #: each attempt or executor it lost on the way.
@@ -189,12 +192,15 @@ def _execute_locked(
         if stats is not None and stats.path == redact_url(path):
             done.append(stats)
         else:
+            group = tuple((member, stable_name(redact_url(member), plan.input_root))
+                          for member in plan.groups.get(path, ()))
             tasks.append(Task(rank, path, plan.run_id, plan.out, plan.rules, plan.columns,
                               plan.strict, storage, pages=plan.pages.get(path, ()),
                               key=stable_name(redact_url(path), plan.input_root),
                               # (a file read by ranges is decoded, never copied from a base)
                               base=None if path in plan.ranges else _base_input(plan, path),
-                              ranges=plan.ranges.get(path)))
+                              ranges=plan.ranges.get(path), group=group,
+                              part_size=plan.part_size, commit_width=plan.commit_width))
     if plan.overwrite:
         rundir.remove(keep=(rundir.lock,))
     storage.remove(rundir.finished)
@@ -202,10 +208,13 @@ def _execute_locked(
     leftovers = rundir.temporary_files()  # what a killed run left, by name
     storage.remove_all([path for task in tasks for path in leftovers.get(task.rank, [])]
                        + leftovers.get(None, []))
+    if plan.resume:  # parts an attempt killed in its commit put in place (no marker)
+        storage.remove_all(rundir.final_parts({task.rank for task in tasks}))
     uncleaned = _abort_uploads(rundir)  # and what it was uploading when killed (S3)
     started_at = datetime.now(UTC)
     started = time.monotonic()
-    resumed = sum(len(plan.pages.get(plan.files[stats.rank], ())) or 1 for stats in done)
+    resumed = sum(len(plan.pages.get(plan.files[stats.rank], ()))
+                  or len(plan.groups.get(plan.files[stats.rank], ())) or 1 for stats in done)
     if progress:
         for stats in done:
             progress("resumed", stats.rank, 0)
@@ -220,7 +229,7 @@ def _execute_locked(
     # attempts that lost (a retried or speculative copy on Spark) may have left theirs
     storage.remove_all([path for paths in rundir.temporary_files().values() for path in paths])
     uncleaned += [note for note in _abort_uploads(rundir) if note not in uncleaned]
-    problems = _check(rundir, done, len(plan.files))
+    problems = check_accounting(rundir, done, len(plan.files))
     if lock.lost:
         raise OutputError(plan.run_id, f"{rundir.lock}: another process took the run's lock "
                           "over (this one stopped renewing it in time); the runs row was not "
@@ -276,15 +285,20 @@ def _execute(tasks: list[Task], workers: int, progress: ProgressFn | None
         yield from pool.run(tasks, progress)
 
 
-def _check(rundir: RunDir, done: list[TaskStats], files: int) -> list[str]:
-    """Every way the accounting fails, against the counters, the completion markers and
-    every part in the run's partitions."""
+def check_accounting(rundir: RunDir, done: list[TaskStats], tasks: int) -> list[str]:
+    """Every way the accounting fails, from what the tasks reported (their stats: counters
+    and the parts they wrote, with rows and bytes), the completion markers (one listing)
+    and one listing of each table's folder: each task's counters add up, its parts hold
+    the rows its counters say, and the folder holds exactly the parts the stats list, each
+    of the size the commit wrote. No part is opened (``redecode audit --check all`` reads
+    every footer)."""
     storage = rundir.storage
     problems = []
     committed = rundir.committed()
     ran = {stats.rank for stats in done}
-    problems += [f"rank {rank}: never finished (no stats)" for rank in range(files)
+    problems += [f"rank {rank}: never finished (no stats)" for rank in range(tasks)
                  if rank not in ran]
+    expected: dict[str, dict[str, tuple[int, int]]] = {table: {} for table in TASK_TABLES}
     for stats in done:
         total = stats.written + sum(stats.skipped.values()) + stats.errors
         if stats.seen != total:
@@ -292,45 +306,34 @@ def _check(rundir: RunDir, done: list[TaskStats], files: int) -> list[str]:
         if stats.rank not in committed:
             problems.append(f"{rundir.marker(stats.rank)}: missing (rank {stats.rank} is not "
                             "committed)")
-    expected = {
-        "records": {s.rank: s.written for s in done},
-        "links": {s.rank: s.links for s in done},
-        "errors": {s.rank: s.errors + s.partial_errors for s in done},
-    }
+        counters = {"records": stats.written, "links": stats.links,
+                    "errors": stats.errors + stats.partial_errors}
+        for table in TASK_TABLES:
+            listed = stats.parts.get(table, [])
+            rows = sum(int(part[1]) for part in listed)
+            if rows != counters[table]:
+                problems.append(f"{rundir.stats(stats.rank)}: its {table} parts hold {rows} "
+                                f"rows, counters say {counters[table]}")
+            for name, part_rows, size in listed:
+                if not part_rows:
+                    problems.append(f"{join(rundir.partition(table), name)}: an empty part")
+                expected[table][name] = (stats.rank, int(size))
     for table in TASK_TABLES:
         folder = rundir.partition(table)
-        parts: dict[int, str] = {}
-        for name, is_dir in storage.list_dir(folder):
+        sizes = storage.list_sizes(folder)
+        for name, size in sorted(sizes.items()):
             if name.startswith(".") or not name.endswith(".parquet"):
                 continue  # what readers of the tables skip (they read */*.parquet)
-            match = PART_NAME.fullmatch(name)
-            if is_dir or match is None or int(match.group(1)) not in expected[table]:
+            if name not in expected[table]:
                 problems.append(f"{join(folder, name)}: a file no task of this run wrote")
-                continue
-            parts[int(match.group(1))] = join(folder, name)
-        found: dict[int, int] = {}
-        threads = CHECK_THREADS if is_remote(rundir.out) else 1
-        with ThreadPoolExecutor(threads) as pool:
-            for rank, rows in zip(parts, pool.map(lambda p: _rows(storage, p), parts.values()),
-                                  strict=True):
-                if isinstance(rows, str):
-                    problems.append(f"{parts[rank]}: unreadable part ({rows})")
-                else:
-                    found[rank] = rows
-        for rank, rows in expected[table].items():
-            if found.get(rank) != rows:
-                have = "missing" if rank not in found else f"{found[rank]} rows"
-                problems.append(f"{rundir.part(table, rank)}: {have}, counters say {rows}")
+            elif size != expected[table][name][1]:
+                problems.append(f"{join(folder, name)}: {size} bytes, the commit wrote "
+                                f"{expected[table][name][1]}")
+        for name, (rank, size) in sorted(expected[table].items()):
+            if name not in sizes:
+                problems.append(f"{join(folder, name)}: missing (rank {rank} wrote it, "
+                                f"{size} bytes)")
     return problems
-
-
-def _rows(storage: Storage, path: str) -> int | str:
-    """The rows of the part at ``path`` (from its footer), or why it cannot be read."""
-    try:
-        with storage.open_read(path, random_access=True) as fh:
-            return int(pq.read_metadata(fh).num_rows)
-    except (OSError, pa.ArrowException) as exc:
-        return str(exc)
 
 
 def _summarize(
@@ -370,12 +373,11 @@ def _summarize(
         cpu_seconds=round(sum(s.cpu_seconds for s in done), 3),
         peak_rss_mb=max((s.peak_rss_mb for s in done), default=0.0),
         sources=dict(sorted(sources.items())),
-        unreadable=tuple((s.path, s.unreadable) for s in done if s.unreadable is not None),
-        truncated=tuple((s.path, s.truncated) for s in done if s.truncated is not None),
+        unreadable=tuple(item for s in done for item in s.said("unreadable")),
+        truncated=tuple(item for s in done for item in s.said("truncated")),
         # (a file read whole; the records a list chose are what the user asked for)
-        nothing_to_decode=tuple((s.path, s.skipped) for s in done if s.seen and not s.written
-                                and not s.errors and s.unreadable is None
-                                and s.path not in listed),
+        nothing_to_decode=tuple(item for s in done for item in s.said("nothing")
+                                if item[0] not in listed),
         skipped_inputs=plan.skipped_inputs,
         missing_inputs=plan.missing_inputs,
         rules=rules,
@@ -414,6 +416,9 @@ def run(
     input_base: str | None = None,
     base_run: str | None = None,
     records_from: list[str] | None = None,
+    part_size: int = PART_SIZE,
+    task_size: int = TASK_SIZE,
+    commit_width: int = COMMIT_WIDTH,
 ) -> RunSummary:
     """Decode every input into ``out`` (:func:`~pipeline.runners.plan.plan`, then
     :func:`execute`); returns the summary (also written to ``runs``). Raises ``RunRefused``
@@ -423,6 +428,7 @@ def run(
         allow_missing=allow_missing, columns=columns, config_sources=config_sources,
         strict=strict, storage=storage, input_base=input_base, base_run=base_run,
         records_from=records_from,
+        part_size=part_size, task_size=task_size, commit_width=commit_width,
     )
     return execute(planned, progress=progress, executor=executor)
 

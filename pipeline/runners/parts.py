@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import resource
 import time
 from collections import Counter
@@ -24,7 +25,7 @@ from typing import IO, Any
 import pyarrow as pa
 
 from pipeline.errors import RecordError, Skip
-from pipeline.runners.rundir import TASK_TABLES
+from pipeline.runners.rundir import part_name
 from pipeline.runners.taskinfo import StrictModeError, Task, TaskStats, fault_at, inject
 from pipeline.runners.worker import Rows, error_row, link_rows, links_table, process_record
 from pipeline.schema import ERRORS, FREE_TEXT, LINKS, RECORDS, UNIQUE_VALUED
@@ -67,35 +68,110 @@ class Counts:
     decided: Counter[str] = field(default_factory=Counter)
 
 
+class TablePart:
+    """One table's parts in a task: the first is opened at the table's first row (a table
+    the task has no row of gets no file at all), and each is closed and the next one
+    started once it holds the task's ``part_size`` bytes. Each is written under the
+    attempt's temporary name; :attr:`done` lists ``[file name, rows, bytes]`` of each."""
+
+    def __init__(self, task: Task, table: str, schema: pa.Schema, attempt: str) -> None:
+        self.task = task
+        self.table = table
+        self.schema = schema
+        self.attempt = attempt
+        self.done: list[list[Any]] = []
+        self._unique = UNIQUE_VALUED.get(table, frozenset())
+        self._free = FREE_TEXT.get(table, frozenset())
+        #: never written: measures rows as the open part's sink does
+        self.measure = ParquetSink(io.BytesIO(), schema, self._unique, self._free)
+        self._file: contextlib.ExitStack | None = None
+        self._fh: IO[bytes] | None = None
+        self._sink: ParquetSink | None = None
+        self._temporary: list[str] = []  # every part this attempt wrote, by temporary name
+
+    def _open(self) -> ParquetSink:
+        if self._sink is not None:
+            return self._sink
+        rundir = self.task.rundir
+        tmp = rundir.temp_part(self.table, self.task.rank, len(self.done), self.attempt)
+        stack = contextlib.ExitStack()
+        self._fh = stack.enter_context(self.task.storage.open_write(tmp, sync=True))
+        self._file = stack
+        self._temporary.append(tmp)
+        self._sink = ParquetSink(self._fh, self.schema, self._unique, self._free)
+        return self._sink
+
+    def write(self, row: dict[str, Any]) -> None:
+        """Write one row (it opens the table's next part when none is open)."""
+        self._open().write(row)
+        self._roll()
+
+    def write_table(self, table: pa.Table, text: int) -> None:
+        """Write converted rows (``text``: their characters, as the sink counts them)."""
+        if table.num_rows:
+            self._open().write_table(table, text)
+            self._roll()
+
+    def _roll(self) -> None:
+        assert self._fh is not None
+        if self._fh.tell() >= self.task.part_size:
+            self.close()
+
+    def close(self) -> None:
+        """Write the open part's footer and close it (an object store's upload completes)."""
+        sink, fh, stack = self._sink, self._fh, self._file
+        if sink is None or fh is None or stack is None:
+            return
+        self._sink = self._fh = self._file = None
+        try:
+            sink.close()
+            fh.flush()
+            size = fh.tell()
+        except BaseException as exc:
+            stack.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        stack.close()
+        self.done.append([part_name(self.task.rank, len(self.done)), sink.rows_written, size])
+
+    def abort(self, exc: BaseException) -> None:
+        """Discard the open part (removed; an unfinished upload never appears) and every
+        part this attempt closed."""
+        if self._sink is not None and self._file is not None:
+            self._sink.abort()
+            self._file.__exit__(type(exc), exc, exc.__traceback__)
+        self._sink = self._fh = self._file = None
+        closed = self._temporary[:len(self.done)]
+        if closed:
+            with contextlib.suppress(Exception):  # what is left is removed by name later
+                self.task.storage.remove_all(closed)
+
+
 class PartsWriter:
-    """The task's three parts. Decoded records are staged with their links and partial errors
-    and written together once Arrow has converted them: a row Arrow refuses (a status above
-    int32, a lone surrogate, a missing column) costs its own record only, as an ``errors``
-    row (``sink-invalid-row``), never the row group it was in, and the three tables stay
-    consistent. Converting once per row group keeps the check free for good rows."""
+    """The task's parts (:class:`TablePart` for each of its tables). Decoded records are
+    staged with their links and partial errors and written together once Arrow has
+    converted them: a row Arrow refuses (a status above int32, a lone surrogate, a missing
+    column) costs its own record only, as an ``errors`` row (``sink-invalid-row``), never
+    the row group it was in, and the three tables stay consistent. Converting once per row
+    group keeps the check free for good rows.
+
+    :attr:`task` is the input being read (one of a group's, which names its errors rows);
+    the parts are the task's, named by its rank."""
 
     def __init__(self, task: Task, counts: Counts, attempt: str) -> None:
         self.task = task
         self.counts = counts
-        rundir = task.rundir
-        self._files = contextlib.ExitStack()
-        opened: list[IO[bytes]] = []
-        try:
-            for name in TASK_TABLES:
-                tmp = rundir.temp_part(name, task.rank, attempt)
-                opened.append(self._files.enter_context(task.storage.open_write(tmp, sync=True)))
-        except BaseException:
-            self._files.close()
-            raise
         self.records, self.links, self.errors = (
-            ParquetSink(fh, schema, UNIQUE_VALUED.get(name, frozenset()),
-                        FREE_TEXT.get(name, frozenset()))
-            for fh, (name, schema) in zip(
-                opened, (("records", RECORDS), ("links", LINKS), ("errors", ERRORS)), strict=True)
-        )
+            TablePart(task, name, schema, attempt)
+            for name, schema in (("records", RECORDS), ("links", LINKS), ("errors", ERRORS)))
         self._staged: list[Rows] = []
         self._staged_links = 0
         self._staged_text = 0
+
+    @property
+    def parts(self) -> dict[str, list[list[Any]]]:
+        """``[file name, rows, bytes]`` of every part written, by table (once closed)."""
+        return {part.table: part.done for part in (self.records, self.links, self.errors)
+                if part.done}
 
     def error(self, err: RecordError, *, partial: bool = False) -> None:
         """Write an ``errors`` row (its strings made writable if they are not)."""
@@ -113,7 +189,7 @@ class PartsWriter:
         """Stage a decoded record; a full stage is written as one row group per table."""
         self._staged.append(rows)
         self._staged_links += len(rows.links)
-        self._staged_text += self.records.text_size(rows.record)
+        self._staged_text += self.records.measure.text_size(rows.record)
         if (len(self._staged) >= ROW_GROUP_ROWS or self._staged_text >= ROW_GROUP_BYTES
                 or self._staged_links >= MAX_STAGED_LINKS):
             self.flush()
@@ -144,9 +220,9 @@ class PartsWriter:
                 self.error(err)
             staged = good
             converted = tables(staged)
-            text = sum(self.records.text_size(rows.record) for rows in staged)
+            text = sum(self.records.measure.text_size(rows.record) for rows in staged)
         self.records.write_table(converted[0], text)
-        self.links.write_table(converted[1])
+        self.links.write_table(converted[1], 0)
         counts = self.counts
         for rows in staged:
             counts.written += 1
@@ -168,7 +244,7 @@ class PartsWriter:
         """Write ``records`` rows copied from a base run (this run's id and rules version
         in them already); ``rules``: the override each one's URL matches under this run's
         rules, as :func:`flush` counts them for decoded records."""
-        self.records.write_table(rows, self.records.table_text_size(rows))
+        self.records.write_table(rows, self.records.measure.table_text_size(rows))
         counts = self.counts
         counts.written += rows.num_rows
         for source, rule in zip(rows.column("encoding_source").to_pylist(), rules, strict=True):
@@ -180,29 +256,27 @@ class PartsWriter:
 
     def copy_links(self, rows: pa.Table) -> None:
         """Write ``links`` rows copied from a base run."""
-        self.links.write_table(rows, self.links.table_text_size(rows))
+        self.links.write_table(rows, self.links.measure.table_text_size(rows))
         self.counts.links += rows.num_rows
 
     def copy_errors(self, rows: pa.Table) -> None:
         """Write ``errors`` rows copied from a base run."""
-        self.errors.write_table(rows, self.errors.table_text_size(rows))
+        self.errors.write_table(rows, self.errors.measure.table_text_size(rows))
         partial = sum(rows.column("is_partial").to_pylist())
         self.counts.partial_errors += partial
         self.counts.errors += rows.num_rows - partial
 
     def close(self) -> None:
-        """Write what is staged and every footer, and close the three files (an object
-        store's uploads complete here)."""
+        """Write what is staged and close the open parts (an object store's uploads
+        complete here)."""
         self.flush()
-        for sink in (self.records, self.links, self.errors):
-            sink.close()
-        self._files.close()
+        for part in (self.records, self.links, self.errors):
+            part.close()
 
     def abort(self, exc: BaseException) -> None:
-        """Discard the three files (removed; an unfinished upload never appears)."""
-        for sink in (self.records, self.links, self.errors):
-            sink.abort()
-        self._files.__exit__(type(exc), exc, exc.__traceback__)
+        """Discard every part written (removed; an unfinished upload never appears)."""
+        for part in (self.records, self.links, self.errors):
+            part.abort(exc)
 
 
 def scrubbed(err: RecordError, task: Task) -> RecordError:
@@ -299,6 +373,13 @@ class RecordLoop:
         return f"{first.error_type}: {scrubbed(first, self.task).message}" if first else "no records"
 
 
+def members(task: Task) -> list[Task]:
+    """The tasks of each input file of a group, in order (the task itself for one file)."""
+    if not task.group:
+        return [task]
+    return [dataclasses.replace(task, path=path, key=key, group=()) for path, key in task.group]
+
+
 def task_stats(task: Task, reading: RecordLoop, counts: Counts, attempt: str, started: float,
            cpu_started: float, **extra: Any) -> TaskStats:
     """The task's counters once its parts are written (``extra``: fields the caller knows
@@ -322,6 +403,7 @@ def task_stats(task: Task, reading: RecordLoop, counts: Counts, attempt: str, st
         rules_matched=dict(sorted(counts.matched.items())),
         rules_decided=dict(sorted(counts.decided.items())),
         attempt=attempt,
+        parts=reading.writer.parts,
     )
     return TaskStats(**(values | extra))
 

@@ -25,6 +25,7 @@ from pipeline.runners.rundir import (
     new_run_id,
     validate_run_id,
 )
+from pipeline.runners.taskinfo import COMMIT_WIDTH, PART_SIZE
 from pipeline.sources.inputs import Page, expand_inputs
 from pipeline.sources.pages import page_url
 from pipeline.sources.record_lists import (
@@ -50,6 +51,14 @@ from pipeline.storage import (
 #: Saved pages read by one task: a folder of 100,000 pages is 200 tasks (parts, stats and
 #: markers), not 100,000, and still spreads over every worker.
 PAGES_PER_TASK = 500
+#: Local input files are grouped into one task, in order, up to this many bytes of input
+#: (``--task-size``; 0: a task per file): 100,000 files of a few KB are a few tasks, each
+#: with its parts, stats and marker, not 100,000 of each; a file this large or larger, or
+#: one whose size is not known without a request (a remote one), is a task of its own.
+TASK_SIZE = 64 * 2**20
+#: A group holds at most the inputs / (this many x the workers): however small the files,
+#: there are enough tasks to keep every worker busy until the end.
+TASKS_PER_WORKER = 4
 
 
 class NothingToResume(Exception):
@@ -85,6 +94,12 @@ class RunPlan:
     #: a task's name (in ``files``) -> the records a record list names in it (a file read
     #: by ranges), or the list's rows that name no record (:mod:`pipeline.sources.record_lists`)
     ranges: dict[str, RecordRanges] = field(default_factory=dict)
+    #: a group's name (in ``files``) -> its input files, in order
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the bytes at which a task's part is closed and the next one started
+    part_size: int = PART_SIZE
+    #: how many parts (Spark: tasks) are committed at once
+    commit_width: int = COMMIT_WIDTH
 
 
 def plan(
@@ -106,6 +121,9 @@ def plan(
     url_base: str | None = None,
     base_run: str | None = None,
     records_from: list[str] | None = None,
+    part_size: int = PART_SIZE,
+    commit_width: int = COMMIT_WIDTH,
+    task_size: int = TASK_SIZE,
 ) -> RunPlan:
     """Check a run before anything is written; :class:`RunRefused` (exit code 2) names what
     is wrong: a bad run id or ``--out`` (a missing bucket, bad credentials, an unreachable
@@ -121,11 +139,20 @@ def plan(
     (else its ``file://`` URL).
     ``base_run`` names a finished run in ``out`` to copy what the rules change cannot alter
     from (:mod:`pipeline.runners.incremental`). ``records_from`` names record lists; a CSV
-    or a Parquet file of locators among ``inputs`` is one too (:func:`_record_lists`)."""
+    or a Parquet file of locators among ``inputs`` is one too (:func:`_record_lists`).
+    Local input files are grouped into tasks of
+    up to ``task_size`` bytes (:func:`group_inputs`; a resumed run keeps its groups, and a
+    run with a base run takes the base run's where it reads the same files); each task
+    writes parts of about ``part_size`` bytes, and ``commit_width`` of them are put in
+    place at once."""
     storage = storage or Storage()
     out = normalize(str(out))
     if workers is not None and workers < 1:
         raise RunRefused(f"--workers {workers}: at least 1")
+    if part_size < 1 or commit_width < 1 or task_size < 0:
+        raise RunRefused(f"--part-size {part_size}, --commit-width {commit_width}, "
+                         f"--task-size {task_size}: the first two at least 1, the last at "
+                         "least 0")
     if run_id is not None:
         validate_run_id(run_id)
     if resume and overwrite:
@@ -138,8 +165,8 @@ def plan(
         expanded = expand_inputs(inputs, exclude=out, storage=storage, input_base=input_base)
     except (ValueError, OSError) as exc:
         raise RunRefused(storage.scrub(str(exc))) from None
-    named = {_where(path) for path in expanded.files}
-    both = sorted(path for path in listed.tasks if _where(path) in named)
+    whole = {_where(path) for path in expanded.files}
+    both = sorted(path for path in listed.tasks if _where(path) in whole)
     if both:
         raise RunRefused(f"{redact_url(both[0])}: both an input and named by a record list "
                          "(it would be read twice): name it once")
@@ -150,11 +177,10 @@ def plan(
     if url_base is not None:
         url_base = _check_url_base(url_base, bool(expanded.pages))
     batches = _page_batches(expanded.pages, url_base)
-    files = [*expanded.files, *batches, *listed.tasks]
-    if not files and listed.identity:
+    if not (expanded.files or batches or listed.tasks) and listed.identity:
         raise RunRefused("no input files: the record lists hold no rows ("
                          + ", ".join(entry["path"] for entry in listed.identity) + ")")
-    if not files:
+    if not (expanded.files or batches or listed.tasks):
         raise RunRefused("no input files" + (f" in {', '.join(map(redact_url, inputs))}"
                                              if inputs else ""))
     shown_files = sorted([*(redact_url(path) for path in expanded.files),
@@ -189,6 +215,13 @@ def plan(
         if base_run == run_id:
             raise RunRefused(f"--base-run {base_run}: a run cannot be its own base")
         base = load_base(RunDir(storage, out, base_run), rules, code, root)
+    earlier = _earlier_groups(storage, out, run_id, resume, base)
+    sizes = earlier if earlier is not None and sum(earlier) == len(expanded.files) else None
+    groups = (split_groups(expanded.files, sizes) if sizes is not None else
+              group_inputs(expanded.files, task_size, workers or os.cpu_count() or 1))
+    named = {_group_name(group): tuple(group) for group in groups if len(group) > 1}
+    files = [group[0] if len(group) == 1 else _group_name(group) for group in groups]
+    files += [*batches, *listed.tasks]
     skipped = tuple((redact_url(s.path), s.reason) for s in expanded.skipped)
     missing = tuple((storage.scrub(m.input), storage.scrub(m.reason)) for m in expanded.missing)
     config = {
@@ -212,6 +245,12 @@ def plan(
         "code": code,
         "base_run": base.to_json() if base is not None else None,
         "record_lists": lists,
+        # the inputs of each task, in order, as [count, tasks] runs: what --resume and a
+        # later --base-run group them by
+        "task_inputs": _runs_of([len(group) for group in groups]),
+        "part_size": part_size,
+        "task_size": task_size,
+        "commit_width": commit_width,
     }
     notes.extend(listed.notes)
     return RunPlan(
@@ -219,7 +258,8 @@ def plan(
         workers=workers or os.cpu_count() or 1, columns=tuple(sorted((columns or {}).items())),
         strict=strict, resume=resume, overwrite=overwrite, skipped_inputs=skipped,
         missing_inputs=missing, storage=storage, notes=tuple(notes), pages=batches,
-        input_root=root, base=base, ranges=_named_by_root(listed, root),
+        input_root=root, base=base, ranges=_named_by_root(listed, root), groups=named,
+        part_size=part_size, commit_width=commit_width,
     )
 
 
@@ -272,6 +312,96 @@ def _named_by_root(listed: RecordLists, root: str | None) -> dict[str, RecordRan
     return {name: RecordRanges(r.lists, bad=tuple(dataclasses.replace(
         err, warc_filename=stable_name(redact_url(err.warc_filename), root)) for err in r.bad))
         if r.bad else r for name, r in listed.tasks.items()}
+
+
+def group_inputs(files: list[str], task_size: int, workers: int) -> list[list[str]]:
+    """``files`` in tasks, in order: local files together up to ``task_size`` bytes (and at
+    most ``len(files) / (TASKS_PER_WORKER * workers)`` files, so that every worker has
+    work); a remote file, one whose size cannot be read, and every file when
+    ``task_size`` is 0, alone."""
+    cap = max(1, -(-len(files) // (TASKS_PER_WORKER * workers)))
+    groups: list[list[str]] = []
+    current: list[str] = []
+    total = 0
+    for path in files:
+        size = _local_size(path) if task_size > 0 else None
+        if size is None or size >= task_size:
+            if current:
+                groups.append(current)
+            groups.append([path])
+            current, total = [], 0
+            continue
+        if current and (total + size > task_size or len(current) >= cap):
+            groups.append(current)
+            current, total = [], 0
+        current.append(path)
+        total += size
+    if current:
+        groups.append(current)
+    return groups
+
+
+def split_groups(files: list[str], counts: list[int]) -> list[list[str]]:
+    """``files`` in consecutive tasks of ``counts`` files each."""
+    groups, start = [], 0
+    for count in counts:
+        groups.append(files[start:start + count])
+        start += count
+    return groups
+
+
+def _local_size(path: str) -> int | None:
+    if is_url(path):
+        return None
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+def _group_name(group: list[str]) -> str:
+    """A group's name: its first and last file and how many (they are consecutive in the
+    sorted inputs, so this names one group of them)."""
+    return f"{redact_url(group[0])} ... {redact_url(group[-1])} ({len(group)} input files)"
+
+
+def _runs_of(counts: list[int]) -> list[list[int]]:
+    """``counts`` as ``[value, repeats]`` runs.
+
+    >>> _runs_of([3, 3, 1, 3])
+    [[3, 2], [1, 1], [3, 1]]
+    """
+    runs: list[list[int]] = []
+    for count in counts:
+        if runs and runs[-1][0] == count:
+            runs[-1][1] += 1
+        else:
+            runs.append([count, 1])
+    return runs
+
+
+def _earlier_groups(storage: Storage, out: str, run_id: str, resume: bool,
+                    base: BasePlan | None) -> list[int] | None:
+    """The inputs of each task of the run resumed, or of the base run when it read the same
+    files (``task_inputs`` in its config), else None (group afresh)."""
+    if resume:
+        source = RunDir(storage, out, run_id)
+    elif base is not None and base.change == "local":
+        source = RunDir(storage, out, base.run_id)
+    else:
+        return None
+    try:
+        data = source.read_json(source.config) if storage.exists(source.config) else None
+    except (MetadataError, StorageError):
+        return None
+    runs = data.get("task_inputs") if isinstance(data, dict) else None
+    if not isinstance(runs, list):
+        return None
+    try:
+        counts = [int(count) for count, repeats in runs for _ in range(int(repeats))]
+    except (TypeError, ValueError):
+        return None
+    return counts if all(count > 0 for count in counts) else None
 
 
 def _check_url_base(url_base: str, has_pages: bool) -> str:

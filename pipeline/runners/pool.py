@@ -148,7 +148,7 @@ class Pool:
         worker.conn.close()
         task = worker.task
         if task is not None:
-            remove_temporaries(task)
+            remove_temporaries(task, retried=True)
         self._workers[self._workers.index(worker)] = _Worker(self._ctx)
         return task
 
@@ -173,10 +173,16 @@ class Pool:
         self._workers = []
 
 
-def remove_temporaries(task: Task) -> None:
-    """Remove what attempts at ``task`` left under temporary names (a killed worker)."""
+def remove_temporaries(task: Task, *, retried: bool = False) -> None:
+    """Remove what attempts at ``task`` left under temporary names (a killed worker); when
+    the task is ``retried``, also what one killed in its commit put in place (its marker
+    first, then its parts: the next attempt commits its own, which may be fewer)."""
     storage = task.storage
-    storage.remove_all(task.rundir.temporary_files().get(task.rank, []))
+    rundir = task.rundir
+    storage.remove_all(rundir.temporary_files().get(task.rank, []))
+    if retried:
+        storage.remove(rundir.marker(task.rank))
+        storage.remove_all(rundir.final_parts({task.rank}))
 
 
 def _how(exitcode: int | None) -> str:

@@ -3,22 +3,26 @@ how they are read, written and cleaned up.
 
 Layout (one run id ``R``)::
 
-    OUT/<table>/run_id=R/part-<rank>.parquet       records, links, errors (one per input file)
+    OUT/<table>/run_id=R/part-<rank>-<seq>.parquet records, links, errors: a task's parts
     OUT/runs/run_id=R/part-00000.parquet           the run's ``runs`` row
     OUT/_runs/R/_run.json                          resolved config (what --resume compares)
-    OUT/_runs/R/_stats/<rank>.json                 a committed task's counters
+    OUT/_runs/R/_stats/<rank>.json                 a committed task's counters and parts
     OUT/_runs/R/_completions/<rank>                a rank's commit: written last
-
-``<rank>`` is the task's rank in at least five digits (:func:`rank_name`: ``00042``,
-``123456``): no limit on the number of tasks, one name per rank.
     OUT/_runs/R/_finished                          written after the runs row
     OUT/_runs/R/_lock                              held while a process writes the run
 
-A task writes its parts under hidden temporary names unique to the attempt
-(``.part-<rank>.parquet.<attempt>.tmp``, beside the final name); committing a rank puts
-them under their final names (:meth:`pipeline.storage.Storage.promote`), then writes the
-stats, then the completion marker. Only a rank with a marker counts: ``--resume`` reruns
-every other rank, and the audits read only committed parts (see ``docs/run.md``).
+``<rank>`` is the task's rank in at least five digits (:func:`rank_name`: ``00042``,
+``123456``): no limit on the number of tasks, one name per rank.
+
+A task (one input file, or a group of small ones) writes each table's rows into parts of
+about ``--part-size`` bytes, ``<seq>`` counting them from ``0000``; a table the task has no
+row of gets no part. It writes them under hidden temporary names unique to the attempt
+(``.part-<rank>-<seq>.parquet.<attempt>.tmp``, beside the final name); committing a rank
+puts the parts its stats list under their final names
+(:meth:`pipeline.storage.Storage.promote`), then writes the stats, then the completion
+marker. Only a rank with a marker counts: ``--resume`` reruns every other rank (removing
+what it had put in place first), and the audits read only committed parts (see
+``docs/run.md``).
 """
 
 from __future__ import annotations
@@ -32,15 +36,24 @@ from typing import Any
 
 from pipeline.storage import Storage, StorageError, join, temp_path
 
-#: The tables whose parts a run writes, one part per input file.
+#: The tables whose parts a run's tasks write.
 TASK_TABLES = ("records", "links", "errors")
 TABLES = (*TASK_TABLES, "runs")
 #: A rank as file names write it (:func:`rank_name`): five digits, or more without a leading
 #: zero, so that no two names stand for one rank (``000042`` is none).
 RANK = r"(\d{5}|[1-9]\d{5,})"
-#: A final part name, and a temporary one (``.part-N.parquet.tmp`` or with an attempt id).
-PART_NAME = re.compile(rf"part-{RANK}\.parquet")
-TEMP_PART_NAME = re.compile(rf"\.part-{RANK}\.parquet(?:\.([0-9a-f]{{1,32}}))?\.tmp")
+#: A part's number within its rank and table (:func:`part_name`): four digits, or more
+#: without a leading zero.
+SEQ = r"(\d{4}|[1-9]\d{4,})"
+#: The one home of the part names every reader takes (``--resume``, the accounting, the
+#: audits' :func:`pipeline.audit.find_parts`, ``--base-run``): ``part-<rank>-<seq>.parquet``
+#: (a task's parts), or ``part-<rank>.parquet`` (the ``runs`` row's part, and every part
+#: of runs written before parts were sized by bytes). Group 1 is the rank, group 2 the seq.
+PART_NAME = re.compile(rf"part-{RANK}(?:-{SEQ})?\.parquet")
+#: The parts a task of this version writes (records, links, errors).
+TASK_PART_NAME = re.compile(rf"part-{RANK}-{SEQ}\.parquet")
+#: A temporary part name (``.part-N-S.parquet.tmp`` or with an attempt id; group 1: rank).
+TEMP_PART_NAME = re.compile(rf"\.part-{RANK}(?:-{SEQ})?\.parquet(?:\.([0-9a-f]{{1,32}}))?\.tmp")
 #: The names of a rank's stats and completion marker, and of their temporary files.
 STATS_NAME = re.compile(rf"{RANK}\.json")
 MARKER_NAME = re.compile(RANK)
@@ -49,6 +62,15 @@ MARKER_NAME = re.compile(RANK)
 _META_FILES = ("_run.json", "_finished", "_lost.json")
 _META_TEMPS = {"_stats": re.compile(rf"\.{RANK}\.json\.tmp"),
                "_completions": re.compile(rf"\.{RANK}\.tmp")}
+
+
+def part_name(rank: int, seq: int) -> str:
+    """The file name of part ``seq`` of rank ``rank`` (in any task table).
+
+    >>> part_name(42, 0), part_name(100_000, 12_345)
+    ('part-00042-0000.parquet', 'part-100000-12345.parquet')
+    """
+    return f"part-{rank_name(rank)}-{seq:04d}.parquet"
 
 
 def rank_name(rank: int) -> str:
@@ -119,12 +141,17 @@ class RunDir:
         return join(self.out, table, f"run_id={self.run_id}")
 
     def part(self, table: str, rank: int) -> str:
-        """Where rank ``rank`` puts ``table`` when it commits."""
+        """The one part of the ``runs`` table (rank 0)."""
         return join(self.partition(table), f"part-{rank_name(rank)}.parquet")
 
-    def temp_part(self, table: str, rank: int, attempt: str) -> str:
-        """Where attempt ``attempt`` at rank ``rank`` writes ``table`` before the commit."""
-        return temp_path(self.part(table, rank), attempt)
+    def task_part(self, table: str, rank: int, seq: int) -> str:
+        """Where rank ``rank`` puts its part ``seq`` of ``table`` when it commits."""
+        return join(self.partition(table), part_name(rank, seq))
+
+    def temp_part(self, table: str, rank: int, seq: int, attempt: str) -> str:
+        """Where attempt ``attempt`` at rank ``rank`` writes part ``seq`` of ``table``
+        before the commit."""
+        return temp_path(self.task_part(table, rank, seq), attempt)
 
     def stats(self, rank: int) -> str:
         """A committed task's counters."""
@@ -198,6 +225,20 @@ class RunDir:
             tmp = temp_path(join(self.meta, name))
             if self.storage.is_file(tmp):
                 found.setdefault(None, []).append(tmp)
+        return found
+
+    def final_parts(self, ranks: set[int]) -> list[str]:
+        """The final parts of ``ranks`` in the task tables (one listing per folder): what
+        an attempt killed in the middle of its commit put in place. A rank run again has
+        them removed first, so that no part of the earlier attempt is left beside the
+        new one's (which may be fewer)."""
+        found: list[str] = []
+        for table in TASK_TABLES:
+            folder = self.partition(table)
+            for name, is_dir in self.storage.list_dir(folder):
+                match = PART_NAME.fullmatch(name)
+                if match and not is_dir and int(match.group(1)) in ranks:
+                    found.append(join(folder, name))
         return found
 
     def abort_uploads(self) -> list[str]:

@@ -1,17 +1,19 @@
-"""Run a planned run's tasks on Apache Spark: one Spark task per input file by default (the
-shape of Common Crawl's cc-pyspark), the same task function as the local pool.
+"""Run a planned run's tasks on Apache Spark: one Spark task per task of the run by default
+(an input file, or a group of small ones: the shape of Common Crawl's cc-pyspark), the same
+task function as the local pool.
 
 The driver (the ``redecode`` process) plans the run, holds its lock, commits, checks the
 accounting and writes ``runs``, exactly as the local runner does
 (:func:`pipeline.runners.local.execute` with :func:`spark_executor`).
 
-Commits happen on the driver, never on an executor. An attempt at a task writes its three
+Commits happen on the driver, never on an executor. An attempt at a task writes its
 parts under temporary names unique to the attempt and reports its stats through an
 accumulator updated by a Spark *action* (``foreachPartition``), for which Spark applies
 the updates of exactly one successful attempt per partition: a failed attempt, a retry's
 predecessor and the loser of a speculative pair report nothing. The driver reads the
 accumulator while the job runs and commits each reported attempt (its parts under the
-final names, then stats, then the completion marker), one commit per rank. Two attempts of
+final names, then stats, then the completion marker), one commit per rank, ``--commit-width``
+of them at a time. Two attempts of
 one rank may write at once: their temporary names differ, only the reported one is put in
 place, and the driver removes the others' temporary files when the job ends.
 
@@ -46,8 +48,6 @@ from pipeline.runners.taskinfo import StrictModeError, Task, TaskStats, commit_t
 if TYPE_CHECKING:
     from pipeline.runners.plan import RunPlan
 
-#: Commits run this many at a time on the driver (each is a few requests on a store).
-COMMIT_THREADS = 8
 #: How often the driver looks for finished attempts while the job runs.
 POLL_SECONDS = 0.2
 
@@ -252,7 +252,8 @@ def _run_job(spark: Any, tasks: list[Task], partitions: int,
     seen = 0
     thread = threading.Thread(target=job, name="redecode-spark-job", daemon=True)
     thread.start()
-    with ThreadPoolExecutor(COMMIT_THREADS) as pool:
+    # commit_width tasks at a time, each task's parts one after the other
+    with ThreadPoolExecutor(tasks[0].commit_width) as pool:
         try:
             while True:
                 running = thread.is_alive()
@@ -262,7 +263,8 @@ def _run_job(spark: Any, tasks: list[Task], partitions: int,
                 for stats in values[seen:]:
                     if stats.rank not in claimed:  # one commit per rank, whatever is reported
                         claimed.add(stats.rank)
-                        committing[pool.submit(commit_task, by_rank[stats.rank], stats)] = stats
+                        committing[pool.submit(commit_task, by_rank[stats.rank], stats,
+                                               1)] = stats
                 seen = len(values)
                 if committing:
                     finished, _ = wait(list(committing), timeout=POLL_SECONDS,
@@ -295,7 +297,8 @@ def _run_job(spark: Any, tasks: list[Task], partitions: int,
 def _paths(tasks: list[Task], out: str) -> list[str]:
     """Every path the tasks open or write (their inputs, saved pages included, and ``out``)."""
     return [out, *(path for task in tasks
-                   for path in ([page[0] for page in task.pages] or [task.path]))]
+                   for path in ([page[0] for page in task.pages] or [m[0] for m in task.group]
+                                or [task.path]))]
 
 
 def _status_store(sc: Any) -> Any:

@@ -1,8 +1,8 @@
-"""One task = one input file of a run (or a batch of saved pages): read it, process every
-record, write its parts.
+"""One task = one input file of a run, a group of small ones (read one after the other into
+the same parts) or a batch of saved pages: read it, process every record, write its parts.
 
 The same function serves the local pool, the single-process path and Spark executors.
-:func:`run_task` writes the three parts under temporary names unique to the attempt;
+:func:`run_task` writes the parts under temporary names unique to the attempt;
 :func:`~pipeline.runners.taskinfo.commit_task` puts them under their final names, then
 writes the stats, then the completion marker (the commit), so ``--resume`` and the audits
 can trust a marker. In the local pool a worker commits its own task; on Spark the driver
@@ -14,15 +14,18 @@ record loop and the parts are :mod:`pipeline.runners.parts`'.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pipeline.errors import RecordError
 from pipeline.runners.parts import (
     Counts,
     PartsWriter,
     RecordLoop,
+    members,
     task_stats,
 )
 from pipeline.runners.ranged import RangeReading
@@ -39,19 +42,20 @@ from pipeline.sources.pages import page_record
 from pipeline.sources.record import RawRecord
 from pipeline.storage import StorageError, redact_url
 
-__all__ = ["StrictModeError", "Task", "commit_task", "record_task_failure", "run_and_commit",
-           "run_task"]
+__all__ = ["StrictModeError", "Task", "commit_task", "members", "record_task_failure",
+           "run_and_commit", "run_task"]
 
 
 def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> TaskStats:
-    """Process one input file end to end and write its parts under the temporary names of a
-    new attempt (:func:`commit_task` puts them in place); returns its counters, which name
-    the attempt. A task with a base run copies what the rules change cannot alter
+    """Process the task's input file (or each of its group, in order) end to end and write
+    its parts under the temporary names of a new attempt (:func:`commit_task` puts them in
+    place); returns its counters, which name the attempt and list the parts. A task with a
+    base run copies what the rules change cannot alter
     (:func:`pipeline.runners.incremental.run_incremental`).
 
     ``progress(records, bytes)`` is called with increments as the task goes: records
-    read, and bytes of the input file read (its read position, so a compressed file
-    counts what was read of it; by the end, the file's size).
+    read, and bytes of the input files read (their read positions, so a compressed file
+    counts what was read of it; by the end, the files' sizes).
     """
     if task.base is not None:
         # imported here: a run without a base run does not load it (nor pyarrow.compute)
@@ -63,26 +67,54 @@ def run_task(task: Task, progress: Callable[[int, int], None] | None = None) -> 
     cpu_started = time.process_time()
     attempt = new_attempt()
     counts = Counts()
-    opened: _Opened | RangeReading = RangeReading(task) if task.ranges is not None else _Opened(task)
-    try:
-        writer = PartsWriter(task, counts, attempt)
-    except BaseException:
-        opened.close()
-        raise
-    reading = RecordLoop(task, writer, progress, opened.advance)
+    writer = PartsWriter(task, counts, attempt)
     columns = dict(task.columns) or None
+    readings: list[RecordLoop] = []
     try:
-        for item in _records(task, columns, opened):
-            reading.take(item)
+        for member in members(task):
+            writer.task = member  # (its errors rows name it)
+            opened: _Opened | RangeReading = (RangeReading(member) if member.ranges is not None
+                                              else _Opened(member))
+            reading = RecordLoop(member, writer, progress, opened.advance)
+            for item in _records(member, columns, opened):
+                reading.take(item)
+            reading.report(rest=opened.finish())
+            readings.append(reading)
+        writer.task = task
         writer.close()
     except BaseException as exc:
         writer.abort(exc)
         raise
-    reading.report(rest=opened.finish())
-    if isinstance(opened, RangeReading):  # a listed record that is not there is no unreadable file
-        return task_stats(task, reading, counts, attempt, started, cpu_started,
-                          unreadable=opened.unreadable)
-    return task_stats(task, reading, counts, attempt, started, cpu_started)
+    if not task.group:
+        if isinstance(opened, RangeReading):  # a listed record that is not there is no unreadable file
+            return task_stats(task, readings[0], counts, attempt, started, cpu_started,
+                              unreadable=opened.unreadable)
+        return task_stats(task, readings[0], counts, attempt, started, cpu_started)
+    skipped: Counter[str] = Counter()
+    notes: dict[str, dict[str, Any]] = {}
+    for reading in readings:
+        skipped.update(reading.skipped)
+        said = _said(reading)
+        if said:
+            notes[reading.task.name] = said
+    return task_stats(task, readings[0], counts, attempt, started, cpu_started,
+                      seen=sum(r.seen for r in readings),
+                      bytes_read=sum(r.bytes_read for r in readings),
+                      skipped=dict(sorted(skipped.items())), unreadable=None, truncated=None,
+                      notes=notes)
+
+
+def _said(reading: RecordLoop) -> dict[str, Any]:
+    """What the summary says of one input file of a group (``TaskStats.notes``)."""
+    said: dict[str, Any] = {}
+    unreadable = reading.unreadable()
+    if unreadable is not None:
+        said["unreadable"] = unreadable
+    if reading.truncated is not None:
+        said["truncated"] = reading.truncated
+    if unreadable is None and reading.seen and reading.seen == sum(reading.skipped.values()):
+        said["nothing"] = dict(sorted(reading.skipped.items()))
+    return said
 
 
 class _Opened:
@@ -194,19 +226,25 @@ def run_and_commit(task: Task, progress: Callable[[int, int], None] | None = Non
 
 
 def record_task_failure(task: Task, error: RecordError) -> TaskStats:
-    """Write and commit the parts of a task that could not run at all: empty ``records``
-    and ``links``, one file-level ``errors`` row (the file counts as one record seen and
-    lost, as an unreadable file does)."""
+    """Write and commit the parts of a task that could not run at all: one file-level
+    ``errors`` row for each of its input files, which counts as one record seen and lost,
+    as an unreadable file does (no ``records`` or ``links`` part)."""
     attempt = new_attempt()
     writer = PartsWriter(task, Counts(), attempt)
+    each = members(task)
     try:
-        writer.error(error)
+        for member in each:
+            writer.task = member
+            writer.error(dataclasses.replace(error, warc_filename=member.warc_filename))
         writer.close()
     except BaseException as exc:
         writer.abort(exc)
         raise
-    stats = TaskStats(rank=task.rank, path=task.name, seen=1, written=0, errors=1,
-                      unreadable=f"{error.error_type}: {error.message}", attempt=attempt)
+    why = f"{error.error_type}: {error.message}"
+    stats = TaskStats(rank=task.rank, path=task.name, seen=len(each), written=0,
+                      errors=len(each), unreadable=None if task.group else why,
+                      attempt=attempt, parts=writer.parts,
+                      notes={m.name: {"unreadable": why} for m in each} if task.group else {})
     commit_task(task, stats)
     return stats
 

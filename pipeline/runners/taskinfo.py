@@ -12,13 +12,25 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pipeline.encoding.options import Override
 from pipeline.rules import Rules
-from pipeline.runners.rundir import TASK_TABLES, MetadataError, RunDir, parse_json
-from pipeline.storage import Storage, redact_url
+from pipeline.runners.rundir import MetadataError, RunDir, parse_json
+from pipeline.storage import Storage, is_remote, join, redact_url, temp_path
+
+#: A part is closed and the next one started once it holds this many bytes (``--part-size``;
+#: a part ends at a row group, so it may pass the target by one row group, ~2 MiB of text).
+PART_SIZE = 256 * 2**20
+#: Parts put in place at once (``--commit-width``): the Spark driver commits this many tasks
+#: at a time, and a task's parts on an object store (server-side copies) are promoted this
+#: many at a time.
+COMMIT_WIDTH = 16
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:  # the task's reading imports it; planning and committing need not
     from pipeline.sources.record_lists import RecordRanges
@@ -36,8 +48,8 @@ class BaseInput:
 
 @dataclass(frozen=True, slots=True)
 class Task:
-    """A unit of work: one input file (whole, or the records a record list names in it),
-    or a batch of saved pages, with its rank in the run.
+    """A unit of work: one input file (whole, or the records a record list names in it), a
+    group of small ones, or a batch of saved pages, with its rank in the run.
 
     ``path`` is what is opened (a URL may carry credentials in a presigned query);
     :attr:`name`, the path without them, is what every row, stats file and message shows.
@@ -62,6 +74,13 @@ class Task:
     #: read only these records of the file, by their byte ranges (a record list's task;
     #: None: the whole file)
     ranges: RecordRanges | None = None
+    #: a group of small input files read by one task, each ``(path, warc_filename)``, in
+    #: order (``path`` then names the group; nothing is opened by it)
+    group: tuple[tuple[str, str], ...] = ()
+    #: the bytes at which a part is closed and the next one started
+    part_size: int = PART_SIZE
+    #: how many parts are put in place at once when the task is committed
+    commit_width: int = COMMIT_WIDTH
 
     @property
     def name(self) -> str:
@@ -114,20 +133,62 @@ class TaskStats:
     #: read and decoded again (the others of ``seen`` were skipped in the base run too)
     copied: int = 0
     redecoded: int = 0
+    #: the parts the attempt wrote, by table: ``[file name, rows, bytes]`` each, in order
+    #: (a table the task has no row of has none); what the commit puts in place and the
+    #: run's accounting checks against one listing of each table's folder
+    parts: dict[str, list[list[Any]]] = field(default_factory=dict)
+    #: a group of input files: what is said of each of them (the input's name ->
+    #: ``{"unreadable": why}``, ``{"truncated": where}``, ``{"nothing": skipped by reason}``
+    #: for one read whole that held nothing to decode); a one-file task says it in
+    #: :attr:`unreadable` and :attr:`truncated`
+    notes: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def said(self, what: str) -> list[tuple[str, Any]]:
+        """``(input, value)`` for each input file of the task of which ``what``
+        (``unreadable``, ``truncated``, ``nothing``) is said."""
+        if not self.notes:
+            if what == "nothing":
+                nothing = (self.seen and not self.written and not self.errors
+                           and self.unreadable is None)
+                return [(self.path, self.skipped)] if nothing else []
+            value = getattr(self, what)
+            return [] if value is None else [(self.path, value)]
+        return [(name, said[what]) for name, said in self.notes.items() if what in said]
 
 
-def commit_task(task: Task, stats: TaskStats) -> None:
-    """Commit attempt ``stats.attempt`` of the task: its three parts under their final
-    names (a rename, or a copy on an object store), then its stats, then the completion
-    marker. A crash in between leaves no marker: the rank is not committed, and the next
-    commit of it (``--resume``) replaces whatever was put in place."""
+def in_parallel(fn: Callable[[_T], object], items: Sequence[_T], width: int) -> None:
+    """``fn`` on each of ``items``, at most ``width`` at once (in this thread when one
+    at a time would do); the first exception is raised once all have ended."""
+    if width <= 1 or len(items) <= 1:
+        for item in items:
+            fn(item)
+        return
+    with ThreadPoolExecutor(min(width, len(items))) as pool:
+        for _ in pool.map(fn, items):
+            pass
+
+
+def commit_task(task: Task, stats: TaskStats, width: int | None = None) -> None:
+    """Commit attempt ``stats.attempt`` of the task: the parts its stats list under their
+    final names (a rename, or a copy on an object store: ``width`` at a time, default the
+    task's ``commit_width``; renames on a local disk one by one), then its stats, then the
+    completion marker. A crash in between leaves no marker: the rank is not committed, and
+    before it is run again (``--resume``, a pool worker's retry) the parts put in place so
+    far are removed."""
     rundir = task.rundir
+    width = (task.commit_width if width is None else width) if is_remote(task.out) else 1
     fault = fault_at(task)
-    for table in TASK_TABLES:
-        task.storage.promote(rundir.temp_part(table, task.rank, stats.attempt),
-                             rundir.part(table, task.rank))
-        if fault is not None and fault[0] < 0:
-            inject(fault)
+
+    def promote(final: str) -> None:
+        task.storage.promote(temp_path(final, stats.attempt), final)
+
+    finals = [join(rundir.partition(table), part[0])
+              for table in ("records", "links", "errors") for part in stats.parts.get(table, [])]
+    # the first part alone: the fault (tests) comes once it is in place and the rest is not
+    in_parallel(promote, finals[:1], 1)
+    if fault is not None and fault[0] < 0:
+        inject(fault)
+    in_parallel(promote, finals[1:], width)
     # Only the marker (what --resume trusts) is flushed to a local disk, with its folder,
     # which makes the renames before it durable too on journalling file systems.
     rundir.write_json(rundir.stats(task.rank), asdict(stats), durable=False)
@@ -155,7 +216,7 @@ def read_committed(rundir: RunDir, ranks: list[int]) -> dict[int, TaskStats]:
 
 #: Test-only fault injection (documented in docs/run.md): ``RUN_ID:RANK:RECORDS:FLAG[:kill]``
 #: makes the task at rank RANK of run RUN_ID fail once after RECORDS records, or with
-#: RECORDS ``-1`` in the middle of its commit (its records part put in place, the rest
+#: RECORDS ``-1`` in the middle of its commit (its first part put in place, the rest
 #: not): an exception, or SIGKILL of its process with ``kill``. The local file FLAG,
 #: created exclusively at the fault, makes it once (a retry finds it and runs through).
 FAULT_ENV = "REDECODE_TEST_FAULT"

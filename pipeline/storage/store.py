@@ -338,6 +338,30 @@ class Storage:
                 out.append((name, entry.get("type") == "directory"))
         return sorted(out)
 
+    def list_sizes(self, path: str) -> dict[str, int]:
+        """``name -> bytes`` of every file directly in the folder ``path`` (one listing;
+        none when it does not exist)."""
+        if not is_remote(path):
+            try:
+                with os.scandir(path) as entries:
+                    return {e.name: e.stat(follow_symlinks=False).st_size for e in entries
+                            if not e.is_dir()}
+            except (FileNotFoundError, NotADirectoryError):
+                return {}
+            except OSError as exc:
+                raise self._error(exc, path) from None
+        fs, fs_path = self._fs(path)
+        try:
+            entries = fs.ls(fs_path, detail=True)
+        except FileNotFoundError:
+            return {}
+        except Exception as exc:  # noqa: BLE001
+            raise self._error(exc, path) from None
+        base = fs_path.rstrip("/")
+        return {entry["name"].rstrip("/").rpartition("/")[2]: int(entry.get("size") or 0)
+                for entry in entries
+                if entry["name"].rstrip("/") != base and entry.get("type") != "directory"}
+
     def glob(self, pattern: str) -> list[str]:
         """Paths matching a glob pattern (``*``, ``?``, ``[...]``, ``**``)."""
         if not is_remote(pattern):

@@ -60,7 +60,7 @@ def test_a_task_writes_no_min_max_on_free_text_columns(tmp_path) -> None:  # typ
     task = Task(0, str(sample), "stats", str(tmp_path), load_rules(None))
     assert run_and_commit(task).written > 0
     for table in ("records", "links"):
-        meta = pq.ParquetFile(task.rundir.part(table, 0)).metadata.row_group(0)
+        meta = pq.ParquetFile(task.rundir.task_part(table, 0, 0)).metadata.row_group(0)
         with_stats = {meta.column(i).path_in_schema for i in range(meta.num_columns)
                       if meta.column(i).statistics is not None
                       and meta.column(i).statistics.has_min_max}

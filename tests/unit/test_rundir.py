@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import socket
@@ -64,9 +65,11 @@ def test_a_run_removes_only_the_files_it_made(tmp_path: Path) -> None:
     for path in theirs:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("not the run's")
-    # a run killed mid-write left its own temporary parts (two attempts): they go, by name
+    # a run killed mid-write left its own temporary parts (two attempts, and one of an
+    # earlier version's names): they go, by name
     ours = [out / "records" / "run_id=X" / ".part-00000.parquet.tmp",
-            out / "links" / "run_id=X" / ".part-00000.parquet.0a1b2c3d4e5f.tmp"]
+            out / "links" / "run_id=X" / ".part-00000-0000.parquet.0a1b2c3d4e5f.tmp",
+            out / "errors" / "run_id=X" / ".part-00000-0001.parquet.0a1b2c3d4e5f.tmp"]
     for path in ours:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"partial")
@@ -75,11 +78,11 @@ def test_a_run_removes_only_the_files_it_made(tmp_path: Path) -> None:
     assert all(p.read_text() == "not the run's" for p in theirs)
     assert not any(p.exists() for p in ours)
     made = rundir(out, "X").existing_files()
+    # (no errors part: the task wrote no errors row)
     assert sorted(Path(p).relative_to(out).as_posix() for p in made) == [
         "_runs/X/_completions/00000", "_runs/X/_finished", "_runs/X/_run.json",
-        "_runs/X/_stats/00000.json", "errors/run_id=X/part-00000.parquet",
-        "links/run_id=X/part-00000.parquet", "records/run_id=X/part-00000.parquet",
-        "runs/run_id=X/part-00000.parquet"]
+        "_runs/X/_stats/00000.json", "links/run_id=X/part-00000-0000.parquet",
+        "records/run_id=X/part-00000-0000.parquet", "runs/run_id=X/part-00000.parquet"]
     assert rundir(out, "X").remove() == len(made)  # what --overwrite does
     assert all(p.read_text() == "not the run's" for p in theirs)
     assert rundir(out, "X").existing_files() == []
@@ -98,22 +101,24 @@ def test_every_reader_of_a_run_folder_sees_a_rank_of_any_width(tmp_path: Path, r
     stats = run_and_commit(task)  # the real task and commit, at this rank
     runs = task.rundir
     digits = str(rank).zfill(5)
-    assert Path(runs.part("records", rank)).name == f"part-{digits}.parquet"
+    assert Path(runs.task_part("records", rank, 0)).name == f"part-{digits}-0000.parquet"
     assert runs.committed() == {rank}  # what --resume and the accounting trust
     assert read_committed(runs, [rank]) == {rank: stats}
     made = sorted(Path(p).relative_to(out).as_posix() for p in runs.existing_files())
     assert made == [f"_runs/W/_completions/{digits}", f"_runs/W/_stats/{digits}.json",
-                    f"errors/run_id=W/part-{digits}.parquet",
-                    f"links/run_id=W/part-{digits}.parquet",
-                    f"records/run_id=W/part-{digits}.parquet"]
+                    f"links/run_id=W/part-{digits}-0000.parquet",
+                    f"records/run_id=W/part-{digits}-0000.parquet"]
+    assert runs.final_parts({rank}) == [str(out / f) for f in made[3:1:-1]]
+    assert runs.final_parts({rank + 1}) == []
     # what a killed attempt leaves is found by its rank, and removed with the run
-    leftover = Path(runs.temp_part("links", rank, new_attempt()))
+    leftover = Path(runs.temp_part("links", rank, 1, new_attempt()))
     leftover.write_bytes(b"partial")
     assert runs.temporary_files() == {rank: [str(leftover)]}
     # the audits read the committed parts (the run has bookkeeping but no _finished)
     (out / "_runs" / "W" / "_run.json").write_text(json.dumps({"inputs": [str(crawl)]}))
     parts = find_parts(out)
-    assert parts.files["records"] == (str(out / "records" / "run_id=W" / f"part-{digits}.parquet"),)
+    assert parts.files["records"] == (
+        str(out / "records" / "run_id=W" / f"part-{digits}-0000.parquet"),)
     assert parts.unreadable == ()
     assert [(u.committed, u.uncommitted_parts) for u in parts.unfinished] == [(1, 0)]
     assert runs.remove() == len(made) + 2  # with the leftover and _run.json
@@ -123,11 +128,11 @@ def test_every_reader_of_a_run_folder_sees_a_rank_of_any_width(tmp_path: Path, r
 def test_the_accounting_check_reads_the_markers_and_parts_of_six_digit_ranks(
     tmp_path: Path,
 ) -> None:
-    # what a run of 100,002 inputs checks at its end (tests/test_many_tasks.py, slow), here
+    # what a run of 100,002 tasks checks at its end (tests/test_many_tasks.py, slow), here
     # with only ranks 99,999 to 100,001 run and committed for real
     import pyarrow.parquet as pq
 
-    from pipeline.runners.local import _check
+    from pipeline.runners.local import check_accounting as _check
     from pipeline.runners.task import run_and_commit
     from pipeline.runners.taskinfo import Task
 
@@ -138,25 +143,32 @@ def test_the_accounting_check_reads_the_markers_and_parts_of_six_digit_ranks(
             for rank in (99_999, 100_000, 100_001)]
     runs = rundir(out, "C")
     never = [f"rank {rank}: never finished (no stats)" for rank in range(99_999)]
-    # every part of the three ranks is found under its own rank and its rows counted
+    # every part of the three ranks is found under its own rank, as its stats list it
     assert _check(runs, done, 100_002) == never
-    # a leading zero makes no rank's name; a part whose rows differ and a lost marker are
-    # named by the rank's own six-digit names
+    # a leading zero makes no rank's name; a part rewritten (its size differs from what the
+    # commit wrote) and a lost marker are named by the rank's own six-digit names
     records = out / "records" / "run_id=C"
-    (records / "part-100000.parquet").rename(records / "part-0100000.parquet")
-    part = records / "part-100001.parquet"
+    (records / "part-100000-0000.parquet").rename(records / "part-0100000-0000.parquet")
+    part = records / "part-100001-0000.parquet"
+    wrote = part.stat().st_size
     pq.write_table(pq.read_table(part).slice(1), part)
     (out / "_runs" / "C" / "_completions" / "100001").unlink()
-    written = done[2].written
-    assert written == done[1].written > 0
+    assert done[1].parts["records"][0][2] == wrote
     assert _check(runs, done, 100_002) == [
         *never,
         f"{runs.marker(100_001)}: missing (rank 100001 is not committed)",
-        f"{join(runs.partition('records'), 'part-0100000.parquet')}: a file no task of this run "
-        "wrote",
-        f"{runs.part('records', 100_000)}: missing, counters say {written}",
-        f"{runs.part('records', 100_001)}: {written - 1} rows, counters say {written}",
+        f"{join(runs.partition('records'), 'part-0100000-0000.parquet')}: a file no task of "
+        "this run wrote",
+        f"{runs.task_part('records', 100_001, 0)}: {part.stat().st_size} bytes, the commit "
+        f"wrote {wrote}",
+        f"{runs.task_part('records', 100_000, 0)}: missing (rank 100000 wrote it, {wrote} "
+        "bytes)",
     ]
+    # the counters of a task and the rows of the parts it lists must agree
+    short = dataclasses.replace(done[0], written=done[0].written + 1,
+                                seen=done[0].seen + 1)
+    assert f"{runs.stats(99_999)}: its records parts hold {done[0].written} rows, counters " \
+        f"say {done[0].written + 1}" in _check(runs, [short, *done[1:]], 100_002)
 
 
 def test_a_rank_written_with_a_leading_zero_past_five_digits_is_no_rank(tmp_path: Path) -> None:
