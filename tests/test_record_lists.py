@@ -31,8 +31,11 @@ Key = tuple[str, int, int]
 
 
 def rows(out: Path, table: str, run_id: str) -> list[tuple]:
-    """Every row of a run's table but its run_id, sorted."""
+    """Every row of a run's table but its run_id, sorted (a table without a row has no
+    part)."""
     files = [str(f) for f in sorted((out / table / f"run_id={run_id}").glob("*.parquet"))]
+    if not files:
+        return []
     relation = duckdb.sql(f"select * exclude (run_id) from read_parquet({files!r})")
     return sorted(relation.fetchall(), key=repr)
 
@@ -43,6 +46,9 @@ def restricted(out: Path, run_id: str, keys: set[Key]) -> dict[str, list[tuple]]
     got: dict[str, list[tuple]] = {}
     for table in ("records", "errors"):
         files = [str(f) for f in sorted((out / table / f"run_id={run_id}").glob("*.parquet"))]
+        if not files:  # (a table without a row has no part)
+            got[table] = []
+            continue
         relation = duckdb.sql(f"select * exclude (run_id) from read_parquet({files!r})")
         names = relation.columns
         at = [names.index(c) for c in ("warc_filename", "warc_record_offset",
