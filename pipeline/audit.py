@@ -507,7 +507,7 @@ def connect(
         con.execute("set memory_limit = ?", [memory_limit])
     except duckdb.Error as exc:
         con.close()
-        raise ValueError(f"memory limit {memory_limit!r}: {exc}") from None
+        raise ValueError(f"memory limit {memory_limit!r} refused: {exc}") from None
     parts.storage.register_duckdb(con, parts.out)
     bound = {"redecode_run": run, "redecode_run_a": run_a, "redecode_run_b": run_b}
     bound |= file_variables(parts)
