@@ -7,8 +7,10 @@ user text), keeps only the committed parts of a run that has bookkeeping (a comp
 marker per part; an unfinished run is named in ``unfinished``), sets aside every partition
 folder or part it cannot read (with the reason), and :func:`connect` hands DuckDB the rest
 as an explicit, glob-escaped list, reading a remote store through the fsspec filesystem
-registered with the connection (no DuckDB extension is downloaded). Every SQL file of the ``pipeline.sql`` package (the repository's ``sql/``
-folder) becomes a view of its own name, so audits build on each other (``audit_gates`` reads
+registered with the connection (no DuckDB extension is downloaded). :func:`connect` reads
+the parts once, into the ``stg_`` tables, within a memory limit (docs/audit.md). Every SQL
+file of the ``pipeline.sql`` package (the repository's ``sql/`` folder) becomes a view of its
+own name, so audits build on each other (``audit_gates`` reads
 ``audit_fffd_spikes``). Run choices are DuckDB variables, bound with ``set variable name = ?``
 (never interpolated); tunable numbers are macros of the same name that take the session's
 variable when it is set, else the default (:data:`SETTINGS`).
@@ -51,6 +53,8 @@ from pipeline.storage import Storage, StorageError, is_remote, join
 READ_THREADS = 16
 #: Footers handed to the threads at a time.
 READ_BATCH = 1024
+#: Part files one query reads into the ``stg_`` tables (:func:`_fill_stage_tables`).
+FILL_BATCH = 2000
 #: What DuckDB may hold in memory by default (``--memory-limit``); past it, it spills to disk.
 MEMORY_LIMIT = "1GB"
 #: DuckDB threads at most: reading many small parts gains little past a few, and each
@@ -160,8 +164,9 @@ def find_parts(out: Path | str, storage: Storage | None = None) -> Parts:
     marker: a killed run's half-committed parts are never read, and a run without
     ``_finished`` is listed in ``unfinished``. Anything else in a table
     folder, and every part whose Parquet footer cannot be read, is returned in
-    ``unreadable`` with its reason instead of failing every query. :class:`StorageError`
-    when ``out`` cannot be listed at all.
+    ``unreadable`` with its reason instead of failing every query. Each footer is read once
+    and dropped, its columns kept only to group the files by layout (``Parts.layouts``).
+    :class:`StorageError` when ``out`` cannot be listed at all.
     """
     storage = (storage or Storage()).snapshot()
     base = str(out) if is_remote(str(out)) else os.path.abspath(out)
@@ -408,16 +413,27 @@ def _setting_macro(name: str, value: str | float | int) -> str:
             f"    getvariable('{name}'),\n    {literal}\n);")
 
 
+def _groups(parts: Parts, table: str) -> list[tuple[tuple[str, ...], bool]]:
+    """``table``'s files in groups, each with whether its files may differ in columns."""
+    if table in parts.layouts:
+        return [(group, False) for group in parts.layouts[table] if group]
+    files = parts.files.get(table, ())
+    return [(files, True)] if files else []
+
+
 def file_variables(parts: Parts) -> dict[str, list[str]]:
     """The DuckDB variables that hold ``parts``' files for :func:`render_views_sql`: one per
     table and column layout, each a list of glob-escaped paths (a table with no part has
     none)."""
-    found: dict[str, list[str]] = {}
-    for table in TABLES:
-        groups = parts.layouts.get(table, (parts.files.get(table, ()),))
-        for index, group in enumerate(group for group in groups if group):
-            found[f"redecode_parts_{table}_{index}"] = [duckdb_path(path) for path in group]
-    return found
+    return {f"redecode_parts_{table}_{index}": [duckdb_path(path) for path in group]
+            for table in TABLES for index, (group, _) in enumerate(_groups(parts, table))}
+
+
+def _table_sources(parts: Parts, table: str) -> list[tuple[str, bool]]:
+    """``read_parquet``'s first argument for each group of ``table``'s files (the variables
+    of :func:`file_variables`), with whether the group's files may differ in columns."""
+    return [(f"getvariable('redecode_parts_{table}_{index}')", mixed)
+            for index, (_, mixed) in enumerate(_groups(parts, table))]
 
 
 def render_views_sql(parts: Parts | None = None, *, out: str | None = None,
@@ -430,7 +446,8 @@ def render_views_sql(parts: Parts | None = None, *, out: str | None = None,
     ``out`` (what ``redecode sql --out`` prints) makes that folder the default of
     ``redecode_out``, as an absolute path for a local folder, so views kept in a database
     file read the same folder from any working directory. ``stage_tables`` makes each
-    ``stg_`` query a table, filled once, instead of a view read again by every query.
+    ``stg_`` query an empty table of its columns (which :func:`connect` fills) instead of a
+    view read again by every query.
     """
     queries = sql_files()
     settings = dict(SETTINGS)
@@ -461,19 +478,37 @@ def render_views_sql(parts: Parts | None = None, *, out: str | None = None,
         *(_setting_macro(name, value) for name, value in settings.items()),
         "",
     ]
-    variables = file_variables(parts) if parts is not None else {}
     for table, schema in TABLES.items():
-        if parts is None:
-            sources = [(f"redecode_out() || '/{table}/*/*.parquet'", True)]
-        else:  # read_parquet fails on an empty list: a table with no part has no source
-            mixed = table not in parts.layouts
-            sources = [(f"getvariable('{name}')", mixed) for name in variables
-                       if name.startswith(f"redecode_parts_{table}_")]
+        # read_parquet fails on an empty list: a table with no part has no source
+        sources = ([(f"redecode_out() || '/{table}/*/*.parquet'", True)] if parts is None
+                   else _table_sources(parts, table))
         parts_text.append(_base_view(table, schema, sources))
     for name in _dependency_order(queries):
-        kind = "table" if stage_tables and name.startswith("stg_") else "view"
-        parts_text.append(f"create or replace {kind} {name} as\n{queries[name]};\n")
+        if stage_tables and name.startswith("stg_"):
+            parts_text.append(f"create or replace table {name} as\nselect * from (\n"
+                              f"{queries[name]}\n) where false;\n")
+        else:
+            parts_text.append(f"create or replace view {name} as\n{queries[name]};\n")
     return "\n".join(parts_text)
+
+
+def _fill_stage_tables(con: duckdb.DuckDBPyConnection, parts: Parts) -> None:
+    """Fill each ``stg_<table>`` table (made empty by :func:`render_views_sql`) from
+    ``<table>``'s parts, :data:`FILL_BATCH` files a query: DuckDB keeps some state per file a
+    query reads until the query ends. A ``stg_`` query reads one table row by row (no
+    aggregate, no join), so its rows over the batches are its rows over the whole table;
+    the table's view reads the batch meanwhile and every file again after."""
+    queries = sql_files()
+    for table, schema in TABLES.items():
+        stage = f"stg_{table}"
+        for files, mixed in _groups(parts, table):
+            for start in range(0, len(files), FILL_BATCH):
+                batch = [duckdb_path(path) for path in files[start:start + FILL_BATCH]]
+                con.execute("set variable redecode_batch = ?", [batch])
+                con.execute(_base_view(table, schema, [("getvariable('redecode_batch')", mixed)]))
+                con.execute(f"insert into {stage} select * from (\n{queries[stage]}\n)")
+        con.execute(_base_view(table, schema, _table_sources(parts, table)))
+    con.execute("reset variable redecode_batch")
 
 
 def connect(
@@ -515,6 +550,7 @@ def connect(
         if value is not None:  # names: fixed, or made of a table name and a number
             con.execute(f"set variable {name} = ?", [value])
     con.execute(render_views_sql(parts, stage_tables=True))
+    _fill_stage_tables(con, parts)
     return con
 
 
