@@ -544,8 +544,10 @@ def connect(
         con.close()
         raise ValueError(f"memory limit {memory_limit!r} refused: {exc}") from None
     parts.storage.register_duckdb(con, parts.out)
-    bound = {"redecode_run": run, "redecode_run_a": run_a, "redecode_run_b": run_b}
-    bound |= file_variables(parts)
+    bound: dict[str, str | list[str] | None] = {
+        "redecode_run": run, "redecode_run_a": run_a, "redecode_run_b": run_b,
+        **file_variables(parts),
+    }
     for name, value in bound.items():
         if value is not None:  # names: fixed, or made of a table name and a number
             con.execute(f"set variable {name} = ?", [value])
