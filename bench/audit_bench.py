@@ -7,7 +7,7 @@ Decoding 100,000 files is not what is measured, so the two runs (``a`` of ``--ra
 ``b`` of ``--second``) are made from one real task each (``tests/many_parts.py``): one tiny
 WARC file (5 pages) is decoded for real, then its parts, stats and completion marker are
 given to every other rank, each rank's records naming its own input (the record keys stay
-unique and ``--check all`` passes; ``--linked`` hard-links them instead), and the ``runs``
+unique and ``--check all`` passes; ``--linked`` hard-links run a's instead), and the ``runs``
 row counts them all.
 """
 
@@ -30,7 +30,9 @@ PAGES = 5
 def build(out: Path, ranks: int, second: int | None = None, *, distinct: bool = True) -> None:
     """Runs ``a`` of ``ranks`` and ``b`` of ``second`` (default: as many) committed tasks in
     ``out`` (see the module); ``distinct=False`` hard-links rank 0's records part to every
-    rank (fast, but the record keys repeat and ``check_record_key_unique`` fails)."""
+    rank of ``a`` (fast, but its record keys repeat and ``check_record_key_unique`` fails;
+    ``b`` keeps distinct record ids, or the diff's join on them would grow as the product
+    of the two runs)."""
     from tests.crawl_builder import write_warc
     from tests.many_parts import spread
 
@@ -41,7 +43,7 @@ def build(out: Path, ranks: int, second: int | None = None, *, distinct: bool = 
     for run_id, count in (("a", ranks), ("b", ranks if second is None else second)):
         subprocess.run([REDECODE, "run", str(crawl), "--out", str(out), "--run-id", run_id,
                         "-w", "1", "-q"], check=True, capture_output=True)
-        spread(out, run_id, count, distinct=distinct)
+        spread(out, run_id, count, distinct=distinct or run_id == "b")
     shutil.rmtree(work)
 
 
@@ -76,8 +78,8 @@ def main() -> None:
     parser.add_argument("--ranks", type=int, default=20_000, help="tasks of run a")
     parser.add_argument("--second", type=int, help="tasks of run b (default: --ranks)")
     parser.add_argument("--linked", action="store_true",
-                        help="hard-link every records part to rank 0's (a few minutes for "
-                             "100,000 ranks instead of an hour; check_record_key_unique fails)")
+                        help="hard-link every records part of run a to rank 0's (minutes for "
+                             "100,000 ranks instead of hours; check_record_key_unique fails)")
     parser.add_argument("--keep", type=Path, help="build (or reuse) the runs in this folder")
     parser.add_argument("--only", choices=("audit", "diff", "report"), action="append")
     parser.add_argument("extra", nargs="*", help="more options for each command")
