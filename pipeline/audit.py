@@ -7,8 +7,10 @@ user text), keeps only the committed parts of a run that has bookkeeping (a comp
 marker per part; an unfinished run is named in ``unfinished``), sets aside every partition
 folder or part it cannot read (with the reason), and :func:`connect` hands DuckDB the rest
 as an explicit, glob-escaped list, reading a remote store through the fsspec filesystem
-registered with the connection (no DuckDB extension is downloaded). Every SQL file of the ``pipeline.sql`` package (the repository's ``sql/``
-folder) becomes a view of its own name, so audits build on each other (``audit_gates`` reads
+registered with the connection (no DuckDB extension is downloaded). :func:`connect` reads
+the parts once, into the ``stg_`` tables, within a memory limit (docs/audit.md). Every SQL
+file of the ``pipeline.sql`` package (the repository's ``sql/`` folder) becomes a view of its
+own name, so audits build on each other (``audit_gates`` reads
 ``audit_fffd_spikes``). Run choices are DuckDB variables, bound with ``set variable name = ?``
 (never interpolated); tunable numbers are macros of the same name that take the session's
 variable when it is set, else the default (:data:`SETTINGS`).
@@ -28,6 +30,8 @@ import math
 import operator
 import os
 import re
+import secrets
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -44,8 +48,18 @@ from pipeline.runners.rundir import MARKER_NAME, PART_NAME
 from pipeline.schema import FORMER_NAMES, TABLES, is_valid_run_id
 from pipeline.storage import Storage, StorageError, is_remote, join
 
-#: Part footers checked at once in a remote output folder.
+#: Part footers read at once (a remote store answers each after a round trip; a local disk
+#: gains little past a few).
 READ_THREADS = 16
+#: Footers handed to the threads at a time.
+READ_BATCH = 1024
+#: Part files one query reads into the ``stg_`` tables (:func:`_fill_stage_tables`).
+FILL_BATCH = 2000
+#: What DuckDB may hold in memory by default (``--memory-limit``); past it, it spills to disk.
+MEMORY_LIMIT = "1GB"
+#: DuckDB threads at most: reading many small parts gains little past a few, and each
+#: thread holds buffers of its own.
+MAX_THREADS = 4
 #: The tables whose parts a run commits one by one (rank by rank, with a marker each).
 COMMITTED_TABLES = ("records", "links", "errors")
 
@@ -129,6 +143,10 @@ class Parts:
     unreadable: tuple[Unreadable, ...] = ()
     unfinished: tuple[Unfinished, ...] = ()
     storage: Storage = field(default_factory=Storage)
+    #: each table's files in groups of one column layout (names and types in order), which
+    #: DuckDB reads group by group without opening every footer to bind a query; a table
+    #: missing here (a ``Parts`` made by hand) is read as one group of mixed layouts
+    layouts: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
 
     def unreadable_of(self, run_ids: set[str] | frozenset[str]) -> list[Unreadable]:
         """The unreadable parts that belong to one of ``run_ids``."""
@@ -146,8 +164,9 @@ def find_parts(out: Path | str, storage: Storage | None = None) -> Parts:
     marker: a killed run's half-committed parts are never read, and a run without
     ``_finished`` is listed in ``unfinished``. Anything else in a table
     folder, and every part whose Parquet footer cannot be read, is returned in
-    ``unreadable`` with its reason instead of failing every query. :class:`StorageError`
-    when ``out`` cannot be listed at all.
+    ``unreadable`` with its reason instead of failing every query. Each footer is read once
+    and dropped, its columns kept only to group the files by layout (``Parts.layouts``).
+    :class:`StorageError` when ``out`` cannot be listed at all.
     """
     storage = (storage or Storage()).snapshot()
     base = str(out) if is_remote(str(out)) else os.path.abspath(out)
@@ -190,23 +209,27 @@ def find_parts(out: Path | str, storage: Storage | None = None) -> Parts:
             uncommitted[run_id] = uncommitted.get(run_id, 0) + 1
             continue
         kept.append((table, run_id, path))
-    threads = READ_THREADS if is_remote(base) else 1
-    with ThreadPoolExecutor(threads) as pool:
-        problems = list(pool.map(lambda item: _part_problem(storage, item[2]), kept))
-    found: dict[str, list[str]] = {table: [] for table in TABLES}
-    for (table, run_id, path), problem in zip(kept, problems, strict=True):
-        if problem:
-            unreadable.append(Unreadable(path, run_id, problem))
-        else:
-            found[table].append(path)
+    # one footer at a time per thread, each schema kept only as the key of its layout
+    found: dict[str, dict[pa.Schema, list[str]]] = {table: {} for table in TABLES}
+    with ThreadPoolExecutor(READ_THREADS) as pool:
+        for start in range(0, len(kept), READ_BATCH):  # a bounded number of futures
+            batch = kept[start:start + READ_BATCH]
+            read = pool.map(lambda item: _part_schema(storage, item[2]), batch)
+            for (table, run_id, path), schema in zip(batch, read, strict=True):
+                if isinstance(schema, str):
+                    unreadable.append(Unreadable(path, run_id, schema))
+                else:
+                    found[table].setdefault(schema, []).append(path)
+    layouts: dict[str, tuple[tuple[str, ...], ...]] = {}
     for table in TABLES:
-        files[table] = tuple(found[table])
+        layouts[table] = tuple(tuple(paths) for paths in found[table].values())
+        files[table] = tuple(path for paths in layouts[table] for path in paths)
     unfinished = tuple(
         Unfinished(run_id, len(committed), inputs, uncommitted.get(run_id, 0))
         for run_id, (committed, finished, inputs) in sorted(commits.items()) if not finished
     )
     return Parts(out=str(out), files=files, unreadable=tuple(unreadable),
-                 unfinished=unfinished, storage=storage)
+                 unfinished=unfinished, storage=storage, layouts=layouts)
 
 
 def _commits(storage: Storage, base: str) -> dict[str, tuple[set[int], bool, int | None]]:
@@ -241,16 +264,20 @@ def _entries(storage: Storage, folder: str) -> list[tuple[str, bool]]:
             if not name.startswith(".")]
 
 
-def _part_problem(storage: Storage, path: str) -> str | None:
-    """Why DuckDB could not read the part at ``path`` (its footer), or None."""
+def _part_schema(storage: Storage, path: str) -> pa.Schema | str:
+    """The columns of the part at ``path`` (its footer's schema, without metadata), or why
+    DuckDB could not read it."""
     if any(char in _GLOB_CHARS for char in path) and "\\" in path:
         return "DuckDB cannot read a path holding both '\\' and glob characters"
     try:
-        with storage.open_read(path, random_access=True) as fh:
-            pq.read_schema(fh)
+        if is_remote(path):
+            with storage.open_read(path, random_access=True) as fh:
+                schema = pq.read_schema(fh)
+        else:  # a third faster than through a Python file object
+            schema = pq.read_schema(path)
     except (OSError, pa.ArrowException) as exc:
         return f"not a readable Parquet file ({exc})"
-    return None
+    return schema.remove_metadata()
 
 
 def duckdb_path(path: str) -> str:
@@ -302,9 +329,11 @@ def _dependency_order(queries: dict[str, str]) -> list[str]:
     return ordered
 
 
-def _base_view(table: str, schema: pa.Schema, source: str | None) -> str:
-    """A typed view over one table's parts; ``source`` is ``read_parquet``'s first argument
-    (a glob expression or a list of files), None when there is no file to read.
+def _base_view(table: str, schema: pa.Schema, sources: list[tuple[str, bool]]) -> str:
+    """A typed view over one table's parts; each of ``sources`` is ``read_parquet``'s first
+    argument (a glob expression, a list of files, a variable holding one) and whether its
+    files differ in columns (``union_by_name``, which opens every footer each time a query
+    is bound); no source when there is no file to read.
 
     The typed empty relation fixes every column's type and keeps the view valid when some
     column is missing from every file. Columns renamed since (``schema.FORMER_NAMES``) are
@@ -319,7 +348,14 @@ def _base_view(table: str, schema: pa.Schema, source: str | None) -> str:
         if field.name in former else f"        {field.name}"
         for field in schema
     )
-    if source is None:
+    reads = "\n    union all by name\n".join(
+        f"""    select *
+    from read_parquet(
+        {source},
+        hive_partitioning = false,
+        union_by_name = {str(mixed).lower()}
+    )""" for source, mixed in sources)
+    if not sources:
         return f"""create or replace view {table} as
 with
 
@@ -347,12 +383,7 @@ typed as (
 ),
 
 files as (
-    select *
-    from read_parquet(
-        {source},
-        hive_partitioning = false,
-        union_by_name = true
-    )
+{reads}
 ),
 
 unioned as (
@@ -382,14 +413,41 @@ def _setting_macro(name: str, value: str | float | int) -> str:
             f"    getvariable('{name}'),\n    {literal}\n);")
 
 
-def render_views_sql(parts: Parts | None = None, *, out: str | None = None) -> str:
+def _groups(parts: Parts, table: str) -> list[tuple[tuple[str, ...], bool]]:
+    """``table``'s files in groups, each with whether its files may differ in columns."""
+    if table in parts.layouts:
+        return [(group, False) for group in parts.layouts[table] if group]
+    files = parts.files.get(table, ())
+    return [(files, True)] if files else []
+
+
+def file_variables(parts: Parts) -> dict[str, list[str]]:
+    """The DuckDB variables that hold ``parts``' files for :func:`render_views_sql`: one per
+    table and column layout, each a list of glob-escaped paths (a table with no part has
+    none)."""
+    return {f"redecode_parts_{table}_{index}": [duckdb_path(path) for path in group]
+            for table in TABLES for index, (group, _) in enumerate(_groups(parts, table))}
+
+
+def _table_sources(parts: Parts, table: str) -> list[tuple[str, bool]]:
+    """``read_parquet``'s first argument for each group of ``table``'s files (the variables
+    of :func:`file_variables`), with whether the group's files may differ in columns."""
+    return [(f"getvariable('redecode_parts_{table}_{index}')", mixed)
+            for index, (_, mixed) in enumerate(_groups(parts, table))]
+
+
+def render_views_sql(parts: Parts | None = None, *, out: str | None = None,
+                     stage_tables: bool = False) -> str:
     """The views over an output folder: setting macros, table views, one view per SQL file.
 
     ``parts=None`` gives the text of ``sql/views.sql`` (tables read from the folder the
     ``redecode_out`` setting names, ``out`` by default); with ``parts``, the tables read
-    exactly those files. ``out`` (what ``redecode sql --out`` prints) makes that folder
-    the default of ``redecode_out``, as an absolute path for a local folder, so views kept
-    in a database file read the same folder from any working directory.
+    exactly those files, from the variables :func:`file_variables` names (set them first).
+    ``out`` (what ``redecode sql --out`` prints) makes that folder the default of
+    ``redecode_out``, as an absolute path for a local folder, so views kept in a database
+    file read the same folder from any working directory. ``stage_tables`` makes each
+    ``stg_`` query an empty table of its columns (which :func:`connect` fills) instead of a
+    view read again by every query.
     """
     queries = sql_files()
     settings = dict(SETTINGS)
@@ -421,18 +479,36 @@ def render_views_sql(parts: Parts | None = None, *, out: str | None = None) -> s
         "",
     ]
     for table, schema in TABLES.items():
-        if parts is None:
-            source: str | None = f"redecode_out() || '/{table}/*/*.parquet'"
-        elif parts.files.get(table):
-            source = "[\n            " + ",\n            ".join(
-                _sql_string(duckdb_path(path)) for path in parts.files[table]
-            ) + "\n        ]"
-        else:
-            source = None  # read_parquet fails on an empty list
-        parts_text.append(_base_view(table, schema, source))
+        # read_parquet fails on an empty list: a table with no part has no source
+        sources = ([(f"redecode_out() || '/{table}/*/*.parquet'", True)] if parts is None
+                   else _table_sources(parts, table))
+        parts_text.append(_base_view(table, schema, sources))
     for name in _dependency_order(queries):
-        parts_text.append(f"create or replace view {name} as\n{queries[name]};\n")
+        if stage_tables and name.startswith("stg_"):
+            parts_text.append(f"create or replace table {name} as\nselect * from (\n"
+                              f"{queries[name]}\n) where false;\n")
+        else:
+            parts_text.append(f"create or replace view {name} as\n{queries[name]};\n")
     return "\n".join(parts_text)
+
+
+def _fill_stage_tables(con: duckdb.DuckDBPyConnection, parts: Parts) -> None:
+    """Fill each ``stg_<table>`` table (made empty by :func:`render_views_sql`) from
+    ``<table>``'s parts, :data:`FILL_BATCH` files a query: DuckDB keeps some state per file a
+    query reads until the query ends. A ``stg_`` query reads one table row by row (no
+    aggregate, no join), so its rows over the batches are its rows over the whole table;
+    the table's view reads the batch meanwhile and every file again after."""
+    queries = sql_files()
+    for table, schema in TABLES.items():
+        stage = f"stg_{table}"
+        for files, mixed in _groups(parts, table):
+            for start in range(0, len(files), FILL_BATCH):
+                batch = [duckdb_path(path) for path in files[start:start + FILL_BATCH]]
+                con.execute("set variable redecode_batch = ?", [batch])
+                con.execute(_base_view(table, schema, [("getvariable('redecode_batch')", mixed)]))
+                con.execute(f"insert into {stage} select * from (\n{queries[stage]}\n)")
+        con.execute(_base_view(table, schema, _table_sources(parts, table)))
+    con.execute("reset variable redecode_batch")
 
 
 def connect(
@@ -441,21 +517,42 @@ def connect(
     run: str | None = None,
     run_a: str | None = None,
     run_b: str | None = None,
+    memory_limit: str = MEMORY_LIMIT,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with every view registered over an output folder
     (or over the :class:`Parts` :func:`find_parts` listed).
 
     ``run`` picks the run the audits look at (default: the newest); ``run_a``/``run_b`` the
-    pair a diff compares (default: the two newest).
+    pair a diff compares (default: the two newest). DuckDB holds at most ``memory_limit``
+    (its size syntax: ``1GB``, ``512MB``) and spills the rest to a temporary folder of its
+    own, removed when the connection closes. The ``stg_`` layer is read from the parts once,
+    here, into tables every later query reads: each part file is opened once per table
+    whatever the number of queries (the settings it uses, the mojibake threshold, are
+    those of this moment). ValueError when DuckDB refuses ``memory_limit``.
     """
     parts = out if isinstance(out, Parts) else find_parts(out)
-    con = duckdb.connect()
+    con = duckdb.connect(config={
+        # a temporary folder of its own: DuckDB's default is .tmp in the working directory
+        "temp_directory": os.path.join(tempfile.gettempdir(),
+                                       f"redecode-duckdb-{secrets.token_hex(8)}"),
+        "threads": min(os.cpu_count() or 1, MAX_THREADS),
+        "preserve_insertion_order": False,  # no query relies on it; it costs buffers
+    })
+    try:
+        con.execute("set memory_limit = ?", [memory_limit])
+    except duckdb.Error as exc:
+        con.close()
+        raise ValueError(f"memory limit {memory_limit!r} refused: {exc}") from None
     parts.storage.register_duckdb(con, parts.out)
-    bound = {"redecode_run": run, "redecode_run_a": run_a, "redecode_run_b": run_b}
+    bound: dict[str, str | list[str] | None] = {
+        "redecode_run": run, "redecode_run_a": run_a, "redecode_run_b": run_b,
+        **file_variables(parts),
+    }
     for name, value in bound.items():
-        if value is not None:
-            con.execute(f"set variable {name} = ?", [value])  # name: from the fixed dict
-    con.execute(render_views_sql(parts))
+        if value is not None:  # names: fixed, or made of a table name and a number
+            con.execute(f"set variable {name} = ?", [value])
+    con.execute(render_views_sql(parts, stage_tables=True))
+    _fill_stage_tables(con, parts)
     return con
 
 

@@ -86,6 +86,13 @@ CheckOpt = Annotated[
                       "one returns rows."),
 ]
 
+MemoryOpt = Annotated[
+    str | None,
+    typer.Option("--memory-limit", metavar="SIZE",
+                 help="Memory DuckDB may hold (e.g. 2GB, 512MB; default 1GB, "
+                      "pipeline.audit.MEMORY_LIMIT); past it, it spills to a temporary folder."),
+]
+
 
 def _cell(value: Any) -> str:
     if value is None:
@@ -218,6 +225,17 @@ def _open_out(out: str, storage_option: list[str] | None) -> "audit.Parts":
     return parts
 
 
+def _connect(parts: audit.Parts, memory_limit: str | None, **runs: str | None) -> Any:
+    """:func:`pipeline.audit.connect` over ``parts``; exit 2 on a memory limit DuckDB
+    refuses."""
+    from pipeline import audit
+
+    try:
+        return audit.connect(parts, memory_limit=memory_limit or audit.MEMORY_LIMIT, **runs)
+    except ValueError as exc:
+        raise _fail(f"--memory-limit: {exc}", 2) from None
+
+
 def _parse(fail_on: list[str] | None, check: list[str] | None) -> tuple[list[Any], list[str]]:
     """The gates and checks asked for; exit 2 on a malformed or unknown one."""
     from pipeline import audit
@@ -283,13 +301,14 @@ def audit_command(
     fmt: FormatOpt = Format.table,
     limit: LimitOpt = 10,
     storage_option: StorageOpt = None,
+    memory_limit: MemoryOpt = None,
 ) -> None:
     """Show the audits of a run; exit 1 when a --fail-on gate holds or a --check fails."""
     from pipeline import audit, suggest
 
     gates, checks = _parse(fail_on, check)
     parts = _open_out(out, storage_option)
-    con = audit.connect(parts, run=run)
+    con = _connect(parts, memory_limit, run=run)
     _known_runs(out, con, [run] if run is not None else [])
     verdict = audit.evaluate(con, gates, checks)
     results = [(audit.query(con, name), heading) for name, heading in AUDITS]
@@ -356,12 +375,13 @@ def diff_command(
     fmt: FormatOpt = Format.table,
     limit: LimitOpt = 10,
     storage_option: StorageOpt = None,
+    memory_limit: MemoryOpt = None,
 ) -> None:
     """What changed from RUN_A to RUN_B: decisions, U+FFFD up/down, fields; counts, examples."""
     from pipeline import audit
 
     parts = _open_out(out, storage_option)
-    con = audit.connect(parts, run_a=run_a, run_b=run_b)
+    con = _connect(parts, memory_limit, run_a=run_a, run_b=run_b)
     _known_runs(out, con, [run_a, run_b])
     partial = _report_unreadable(parts, {run_a, run_b})
     summary = audit.query(con, "audit_run_diff_summary").as_dicts()[0]
@@ -421,6 +441,7 @@ def report_command(
     fail_on: FailOnOpt = None,
     check: CheckOpt = None,
     storage_option: StorageOpt = None,
+    memory_limit: MemoryOpt = None,
 ) -> None:
     """Write one self-contained HTML report (inline SVG charts, no network), gates marked
     pass/fail; exit 1 when a --fail-on gate holds or a --check fails."""
@@ -432,12 +453,12 @@ def report_command(
     if output.parent.exists() and not output.parent.is_dir():
         raise _fail(f"-o {output}: {output.parent} is not a folder", 2)
     parts = _open_out(out, storage_option)
-    con = audit.connect(parts, run=run)
+    con = _connect(parts, memory_limit, run=run)
     _known_runs(out, con, [run] if run is not None else [])
     verdict = audit.evaluate(con, gates, checks)
     partial = _report_unreadable(parts, {verdict.run_id or ""})
     try:
-        path = report.write_report(parts, output, run=run, verdict=verdict)
+        path = report.write_report(parts, output, run=run, verdict=verdict, con=con)
     except OSError as exc:
         raise _fail(f"-o {output}: {exc.strerror or exc}", 2) from None
     _say(f"wrote {path}")

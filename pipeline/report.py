@@ -8,6 +8,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from pipeline import audit, suggest
 
 #: Hosts drawn in the FFFD-over-time and mojibake charts (the worst ones).
@@ -202,12 +204,15 @@ def _unreadable(parts: audit.Parts) -> str:
 
 
 def render(
-    out: audit.Parts | Path | str, run: str | None = None, verdict: audit.Verdict | None = None
+    out: audit.Parts | Path | str, run: str | None = None, verdict: audit.Verdict | None = None,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> str:
     """The whole report for the run ``run`` (default: the newest) of ``out``, as HTML;
-    ``verdict`` (from :func:`pipeline.audit.evaluate` on that run) marks its gates."""
+    ``verdict`` (from :func:`pipeline.audit.evaluate` on that run) marks its gates. ``con``
+    (:func:`pipeline.audit.connect` over ``out`` with that run) saves reading the parts
+    again; its run variables are changed."""
     parts = out if isinstance(out, audit.Parts) else audit.find_parts(out)
-    con = audit.connect(parts, run=run)
+    con = con or audit.connect(parts, run=run)
     verdict = verdict or audit.evaluate(con)
     gates = verdict.values
     runs = audit.run_ids(con)
@@ -256,16 +261,18 @@ def render(
         row = audit.query(con, "audit_gates").as_dicts()[0]
         for name, points in per_run.items():
             points.append((run_id, row[name]))
+    con.execute("set variable redecode_run = ?", [gates["run_id"]])  # the report's run again
     change = ["<p>Only one run: nothing to compare yet.</p>"]
     if len(runs) >= 2:
-        diff_con = audit.connect(parts, run_a=runs[1], run_b=runs[0])
-        summary = audit.query(diff_con, "audit_run_diff_summary")
+        con.execute("set variable redecode_run_a = ?", [runs[1]])
+        con.execute("set variable redecode_run_b = ?", [runs[0]])
+        summary = audit.query(con, "audit_run_diff_summary")
         row = summary.as_dicts()[0]
         counted = ["decisions_changed", "fffd_up", "fffd_down", "titles_changed",
                    "langs_changed", "text_lengths_changed", "mojibake_flags_changed"]
         change = [f"<p>{_esc(row['run_a'])} → {_esc(row['run_b'])}</p>",
                   bar_chart(counted, {"records": [row[name] for name in counted]}),
-                  html_table(_narrow(audit.query(diff_con, "audit_decision_changes")), limit=10)]
+                  html_table(_narrow(audit.query(con, "audit_decision_changes")), limit=10)]
 
     by_stage = audit.query(con, "audit_errors_by_stage")
     by_file = audit.query(con, "audit_errors_by_file")
@@ -311,10 +318,10 @@ def render(
 
 def write_report(
     out: audit.Parts | Path | str, output: Path, run: str | None = None,
-    verdict: audit.Verdict | None = None,
+    verdict: audit.Verdict | None = None, con: duckdb.DuckDBPyConnection | None = None,
 ) -> Path:
-    """Render the report and write it to ``output`` (UTF-8)."""
-    text = render(out, run, verdict)
+    """Render the report (:func:`render`) and write it to ``output`` (UTF-8)."""
+    text = render(out, run, verdict, con)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")
     return output

@@ -8,7 +8,7 @@ links as (
 ),
 
 records as (
-    select * from records
+    select * from stg_records
 ),
 
 selected_run as (

@@ -50,6 +50,7 @@ renamed as (
         lang,
         main_text_length,
         links_count,
+        links_dropped_by_kind,
         rules_version
     from source
 ),

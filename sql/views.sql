@@ -484,6 +484,7 @@ renamed as (
         lang,
         main_text_length,
         links_count,
+        links_dropped_by_kind,
         rules_version
     from source
 ),
@@ -1314,7 +1315,7 @@ links as (
 ),
 
 records as (
-    select * from records
+    select * from stg_records
 ),
 
 selected_run as (
