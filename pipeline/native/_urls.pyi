@@ -2,7 +2,7 @@
 :mod:`pipeline.native` only)."""
 
 from collections.abc import Callable, Iterator
-from typing import SupportsIndex, overload
+from typing import SupportsIndex, final, overload
 
 from pipeline.extract.fields import Link
 
@@ -11,6 +11,7 @@ ADA_URL_VERSION: str
 #: The nanoarrow release compiled in (the links table's Arrow arrays).
 NANOARROW_VERSION: str
 
+@final
 class PageLinks:
     """A page's links, in order, kept compiled: each a :class:`Link` when read."""
 
