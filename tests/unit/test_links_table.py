@@ -13,13 +13,16 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from pipeline.errors import RecordError
 from pipeline.extract import extract
 from pipeline.extract.fields import Link
 from pipeline.extract.links import NO_LINKS, PageLinks, extract_links
 from pipeline.native import urls
+from pipeline.rules import load_rules
 from pipeline.runners.parts import _refusal
-from pipeline.runners.worker import Rows, link_rows, links_table
+from pipeline.runners.worker import Rows, link_rows, links_table, process_record
 from pipeline.schema import LINKS
+from pipeline.sources import iter_records
 from tests.oracles.links_table import links_table as oracle_links_table
 
 PAGE = """<html><head><base href="https://example.com/dir/"><link rel=canonical href=/c></head>
@@ -83,6 +86,23 @@ def test_links_table_of_real_pages_equals_the_oracle() -> None:
     for start in range(0, len(staged), 40):  # batches of records, as a task stages them
         batch = staged[start:start + 40]
         assert links_table(batch).equals(_oracle(batch)), start
+
+
+def test_links_table_of_the_sample_run_equals_the_oracle() -> None:
+    # every record of data/sample (WARC, ARC, Parquet, a cut file) through the worker, as a run
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    rules = load_rules(sample / "rules.toml")
+    staged = []
+    for path in sorted(sample.glob("*.*")):
+        if path.suffix in (".gz", ".warc", ".parquet"):
+            for raw in iter_records(str(path)):
+                outcome = raw if isinstance(raw, RecordError) else process_record(raw, rules, "sample")
+                if isinstance(outcome, Rows):
+                    staged.append(outcome)
+    assert len(staged) > 80 and sum(len(rows.links) for rows in staged) > 700
+    table = links_table(staged)
+    assert table.equals(_oracle(staged))
+    assert table.num_rows == sum(len(rows.links) for rows in staged)
 
 
 def test_the_batch_takes_its_columns_order_from_the_schema() -> None:
