@@ -22,7 +22,14 @@ compiler checks every struct and function they use against the parser's own head
   SHA-512 integrity; ``REDECODE_CED_TARBALL`` names a local copy of that tarball for offline
   builds. It is compiled with the defines of Chromium's ``third_party/ced/BUILD.gn``.
 
-``REDECODE_SANITIZE=1`` builds every extension, Lexbor, ada and CED included, with AddressSanitizer and UndefinedBehaviorSanitizer
+``pipeline.native._urls`` also holds nanoarrow (Apache Arrow's C library for the Arrow C Data
+Interface, Apache-2.0): the links of a batch of records are appended into Arrow arrays by
+compiled code and handed to pyarrow as a record batch through PyCapsules. Its C sources
+(``common/array.c``, ``schema.c``, ``utils.c`` and their headers) come from the ``nanoarrow``
+sdist on PyPI, fetched over HTTPS at build time and checked against its SHA-256;
+``REDECODE_NANOARROW_SDIST`` names a local copy of that sdist for offline builds.
+
+``REDECODE_SANITIZE=1`` builds every extension, Lexbor, ada, CED and nanoarrow included, with AddressSanitizer and UndefinedBehaviorSanitizer
 (``make sanitize``).
 """
 
@@ -55,6 +62,17 @@ LEXBOR_MODULES = ("core", "dom", "html", "ns", "tag")
 #: The npm tarball that vendors CED, and its integrity (SHA-512) as the registry publishes it.
 CED_TARBALL = ("ced", "2.0.0", "d5j+xsZDbSarov5iA8wrCoKNDeszm8qZqAYrSG+KxqX8X3RbVxCFAGtQJLo9yoquTWRbWlwPwdMqa/De99i3ew==")
 CED_URL = "https://registry.npmjs.org/{0}/-/{0}-{1}.tgz"
+#: The sdist that carries nanoarrow's C library (its ``subprojects/arrow-nanoarrow`` tree), its
+#: SHA-256 and its address on PyPI (the sdist's metadata is built with meson-python, which
+#: ``pip download`` would have to install: the file is fetched as it is).
+NANOARROW_SDIST = ("nanoarrow", "0.9.0", "1ce15bbed8532839347faa78824c5dbd3769bff60661003e34c6fba5dd881bd3")
+NANOARROW_URL = ("https://files.pythonhosted.org/packages/bc/b2/"
+                 "8fedfa966cc25126e1c9090e6d9fed75dab4e1d2716e3ca2d18ea2d6f438/nanoarrow-0.9.0.tar.gz")
+#: nanoarrow's library sources (its meson.build ``nanoarrow`` library, without the stream
+#: helpers, which nothing here uses), and the prefix of its symbols (its
+#: ``NANOARROW_NAMESPACE``: no clash with another copy loaded in the process).
+NANOARROW_SOURCES = ("common/array.c", "common/schema.c", "common/utils.c")
+NANOARROW_NAMESPACE = "Redecode"
 #: CED's translation units (Chromium's BUILD.gn ``ced`` target, tests left out).
 CED_SOURCES = ("compact_enc_det/compact_enc_det.cc", "compact_enc_det/compact_enc_det_hint_code.cc",
                "util/encodings/encodings.cc", "util/languages/languages.cc")
@@ -151,6 +169,56 @@ def _ced_tree() -> Path:
     return target
 
 
+def _nanoarrow_tree() -> Path:
+    """nanoarrow's source tree (``nanoarrow/nanoarrow.h``, ``nanoarrow/common/...``, with
+    ``nanoarrow_config.h`` written as its meson build configures it), extracted from the
+    pinned sdist."""
+    name, version, sha256 = NANOARROW_SDIST
+    target = CACHE / f"nanoarrow-{version}-{sha256[:12]}"
+    if (target / "nanoarrow" / "nanoarrow_config.h").exists():
+        return target
+    local = os.environ.get("REDECODE_NANOARROW_SDIST")
+    if local is not None:
+        data = Path(local).read_bytes()
+        where = local
+    else:
+        where = NANOARROW_URL
+        try:
+            with urllib.request.urlopen(where, timeout=300) as response:  # noqa: S310 (fixed https URL)
+                data = response.read()
+        except OSError as exc:
+            raise CompileError(f"could not fetch {where}: {exc} (REDECODE_NANOARROW_SDIST names a local copy)") from exc
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha256:
+        raise CompileError(f"{where}: SHA-256 {digest}, expected {sha256}")
+    prefix = f"{name}-{version}/subprojects/arrow-nanoarrow/src/nanoarrow/"
+    wanted = (f"{prefix}nanoarrow.h", f"{prefix}nanoarrow_config.h.in", f"{prefix}common/")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=CACHE))
+    with tempfile.TemporaryDirectory() as tmp:
+        sdist = Path(tmp) / f"{name}-{version}.tar.gz"
+        sdist.write_bytes(data)
+        with tarfile.open(sdist) as archive:
+            members = [m for m in archive.getmembers() if m.isfile() and m.name.startswith(wanted)
+                       and not m.name.endswith("_test.cc")]
+            for member in members:
+                member.name = "nanoarrow/" + member.name[len(prefix):]
+            archive.extractall(staging, members=members, filter="data")
+    # src/nanoarrow/meson.build's configure_file: the version and the symbols' namespace
+    major, minor, patch = version.split(".")[:3]
+    config = (staging / "nanoarrow" / "nanoarrow_config.h.in").read_text("utf-8")
+    for key, value in (("NANOARROW_VERSION_MAJOR", major), ("NANOARROW_VERSION_MINOR", minor),
+                       ("NANOARROW_VERSION_PATCH", patch), ("NANOARROW_VERSION", version),
+                       ("NANOARROW_NAMESPACE_DEFINE", f"#define NANOARROW_NAMESPACE {NANOARROW_NAMESPACE}")):
+        config = config.replace(f"@{key}@", value)
+    (staging / "nanoarrow" / "nanoarrow_config.h").write_text(config, "utf-8")
+    if not target.exists():  # (a concurrent build may have got there first)
+        os.replace(staging, target)
+    else:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
 #: ada's parser behind the project's own C interface (_ada_base.h), linked into ``_urls``.
 ADA_BASE = "pipeline/extract/_ada_base.cpp"
 
@@ -185,6 +253,7 @@ class BuildNative(build_ext):
             "lexbor": f"{LEXBOR_VERSION} (selectolax {LEXBOR_SDIST[1]} sdist, sha256 {LEXBOR_SDIST[2][:12]})",
             "ada": _ada_version(),
             "ced": f"npm ced {CED_TARBALL[1]}",
+            "nanoarrow": f"{NANOARROW_SDIST[1]} (nanoarrow sdist, sha256 {NANOARROW_SDIST[2][:12]})",
             "sanitize": SANITIZE,
             "built": built,
         }
@@ -214,11 +283,15 @@ class BuildNative(build_ext):
                                               [("LEXBOR_STATIC", None)])
         elif ext.name == "pipeline.native._urls":
             ada = _ada_dir()
-            ext.include_dirs = [str(ada)]
             flags = [*OPTIMIZE, "-std=c++20"]
             macros = [("ADA_INCLUDE_URL_PATTERN", "0")]
-            ext.extra_objects = [*self._objects("ada", [str(ada / "ada.cpp")], [str(ada)], flags, macros),
-                                 *self._objects("ada-base", [ADA_BASE], [str(ada)], [*flags, "-Wall"], macros)]
+            nanoarrow = _nanoarrow_tree()
+            ext.include_dirs = [str(ada), str(nanoarrow)]
+            ext.extra_objects = [
+                *self._objects("ada", [str(ada / "ada.cpp")], [str(ada)], flags, macros),
+                *self._objects("ada-base", [ADA_BASE], [str(ada)], [*flags, "-Wall"], macros),
+                *self._objects("nanoarrow", [str(nanoarrow / "nanoarrow" / f) for f in NANOARROW_SOURCES],
+                               [str(nanoarrow)], C_FLAGS, [])]
             ext.libraries = ["stdc++"]
             ext.define_macros = [("ADA_URL_PACKAGE_VERSION", f'"{_ada_version()}"')]
         elif ext.name == "pipeline.native._ced":
@@ -284,9 +357,10 @@ setup(
                             "pipeline/extract/_candidates.h", "pipeline/extract/_urltext.h"]),
         # A document's hrefs parsed in one call through ada (pipeline/extract/_urls.c), a base
         # URL parsed once (ADA_BASE, compiled with ada's flags).
-        _extension("_urls", ["pipeline/extract/_urls.c"],
+        # The links of a batch of records appended into Arrow arrays (_linkbatch.c, nanoarrow).
+        _extension("_urls", ["pipeline/extract/_urls.c", "pipeline/extract/_linkbatch.c"],
                    depends=["pipeline/extract/_ascii.h", "pipeline/extract/_ada_base.h",
-                            "pipeline/extract/_candidates.h", ADA_BASE]),
+                            "pipeline/extract/_candidates.h", "pipeline/extract/_linkbatch.h", ADA_BASE]),
         # py3langid's byte DFA walk and scoring: same features, the same formula in float64.
         _extension("_dfa", ["pipeline/extract/_dfa.c"], libraries=["m"]),
         # check_utf8's counts: the WHATWG UTF-8 decoder, counting.

@@ -1,8 +1,10 @@
 """One task's cost against another checkout's, taking turns: a task's CPU seconds (run and
 committed, as a pool worker does) and peak RSS over the bench crawl, each checkout in its
-own process, alternating, best of N.
+own process, alternating, best of N. The crawl is :func:`bench.crawl.write_crawl`'s
+generated pages (``--mb``), or with ``--real N`` the end-to-end benchmark's real pages
+(:func:`bench.crawl.write_real_crawl`, N times over).
 
-    python -m bench.task_bench --baseline /tmp/main-export [--rounds 5] [--mb 20]
+    python -m bench.task_bench --baseline /tmp/main-export [--rounds 5] [--mb 20 | --real 1]
 
 ``--baseline`` is a source tree of another commit (``git archive main | tar -x -C DIR``, with
 the compiled ``*.so`` files copied beside their sources); it runs with the same interpreter.
@@ -62,12 +64,18 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, required=True, help="the other source tree")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--mb", type=int, default=20, help="MB of HTML in the crawl")
+    parser.add_argument("--real", type=int, default=0, metavar="N",
+                        help="the real pages of the end-to-end benchmark, N times over, instead")
     args = parser.parse_args()
-    from bench.crawl import write_crawl
+    from bench.crawl import write_crawl, write_real_crawl
 
     crawl = Path(tempfile.mkdtemp(prefix="redecode-task-bench-")) / "crawl"
-    paths = write_crawl(crawl, total_mb=args.mb, files=2)
-    pages = args.mb * 1024 // 40
+    if args.real:
+        real = write_real_crawl(crawl, repeats=args.real, files=2)
+        paths, pages = list(real.paths), real.pages
+    else:
+        paths = write_crawl(crawl, total_mb=args.mb, files=2)
+        pages = args.mb * 1024 // 40
     best = {"baseline": (float("inf"), 0.0), "this checkout": (float("inf"), 0.0)}
     for round_ in range(args.rounds):
         for name, tree in (("baseline", args.baseline), ("this checkout", ROOT)):

@@ -145,7 +145,7 @@ def distribution_versions(names: tuple[str, ...]) -> dict[str, str]:
 @cache
 def code_versions() -> dict[str, str]:
     """The versions of the code that decodes in this process: ``{"pipeline": version, what
-    the build compiled in ("lexbor", "ada", "ced", "built", "sanitize"), and one entry per
+    the build compiled in ("lexbor", "ada", "ced", "nanoarrow", "built", "sanitize"), and one entry per
     library}`` (what ``rules_version`` follows)."""
     return {"pipeline": __version__, **_compiled_versions(), **distribution_versions(LIBRARIES)}
 

@@ -1,5 +1,7 @@
 """Check that every compiled module of ``pipeline.native`` is present where the package is
-installed, and (unless ``--files``) that the package imports it.
+installed, and (unless ``--files``) that the package imports it and that the links table's
+compiled builder (nanoarrow, in ``_urls``) hands pyarrow a batch equal to pyarrow's own
+conversion of the same rows, built with the nanoarrow the build recorded.
 
     python scripts/check_native.py [--files]
 
@@ -27,6 +29,31 @@ def declared_modules(init: Path) -> tuple[str, ...]:
     raise SystemExit(f"check_native: {init} declares no MODULES")
 
 
+def links_batch_problem(record: Path) -> str | None:
+    """What is wrong with the links table's compiled builder as installed, or None."""
+    import json
+
+    import pyarrow as pa
+
+    import pipeline.native as native
+    from pipeline.extract import extract
+    from pipeline.runners.worker import Rows, link_rows, links_table
+    from pipeline.schema import LINKS
+
+    built = json.loads(record.read_text("utf-8")).get("nanoarrow", "")
+    if not built.startswith(native.urls.NANOARROW_VERSION + " "):
+        return f"nanoarrow {native.urls.NANOARROW_VERSION} compiled in, the build recorded {built!r}"
+    page = ("<a href=/a rel=nofollow>a</a><img src=https://b.example/i>"
+            "<p style='background:url(http://c.example/c)'>x</p>")
+    staged = [Rows(record={"run_id": "r", "record_id": f"<urn:{i}>", "url": url},
+                   links=extract(page, url, "UTF-8").links)
+              for i, url in enumerate(("http://a.example/", None))]
+    expected = pa.Table.from_pylist([row for rows in staged for row in link_rows(rows)], schema=LINKS)
+    if expected.num_rows != 5 or not links_table(staged).equals(expected):
+        return "the compiled links table differs from pyarrow's conversion of its rows"
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", action="store_true", help="look for the files only")
@@ -45,8 +72,13 @@ def main() -> int:
     if not args.files:
         import pipeline.native as native
 
+        problem = links_batch_problem(folder.parent / "_native.json")
+        if problem is not None:
+            print(f"check_native: {problem}", file=sys.stderr)
+            return 1
         print(f"check_native: Lexbor {native.document.LEXBOR_VERSION}, ada "
-              f"{native.urls.ADA_URL_VERSION}, CED {native.ced.CED_VERSION}")
+              f"{native.urls.ADA_URL_VERSION}, CED {native.ced.CED_VERSION}, nanoarrow "
+              f"{native.urls.NANOARROW_VERSION}")
     print(f"check_native: the {len(names)} compiled modules are in {folder}")
     return 0
 

@@ -4,7 +4,9 @@ Each input is a seed of ``tests/fixtures/fuzz/`` mutated (tags spliced in from a
 of the tree builder's hard cases, slices duplicated to nest, bytes flipped, seeds crossed,
 names re-cased, the text cut short). Every input goes through the compiled core's parse
 under random limits and its walks, the block cutter, and ``extract()``, whose fields must
-equal its oracle's (``tests/oracles/extract.py``, a differential check); its bytes in a
+equal its oracle's (``tests/oracles/extract.py``, a differential check), and whose links
+table, built by the compiled builder, must equal the one the oracle's links make in Python
+(``tests/oracles/links_table.py``), both refusing the same pages; its bytes in a
 legacy encoding, with bytes overwritten at random, also go through CED
 (``pipeline.native.ced``) with a random URL hint.
 Under AddressSanitizer and UndefinedBehaviorSanitizer a memory or UB error aborts the
@@ -20,8 +22,11 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+
+import pyarrow as pa
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -29,9 +34,13 @@ sys.path.insert(0, str(ROOT))
 from pipeline.encoding.sniff import ced  # noqa: E402
 from pipeline.extract import ExtractOptions, document, extract  # noqa: E402
 from pipeline.extract.document import ExtractionLimit, utf8_of  # noqa: E402
+from pipeline.extract.fields import Link  # noqa: E402
+from pipeline.extract.links import PageLinks  # noqa: E402
 from pipeline.extract.options import LinkLimits  # noqa: E402
 from pipeline.native import document as core  # noqa: E402
+from pipeline.runners.worker import Rows, links_table  # noqa: E402
 from tests.oracles import extract as oracle  # noqa: E402
+from tests.oracles.links_table import links_table as oracle_links_table  # noqa: E402
 
 SEEDS = ROOT / "tests" / "fixtures" / "fuzz"
 #: Pieces the tree builder treats specially (scoping, adoption agency, foster parenting,
@@ -119,7 +128,27 @@ def check(text: str, rng: random.Random) -> str | None:
     if fast != reference:
         fields = [f for f in fast.__dataclass_fields__ if getattr(fast, f) != getattr(reference, f)]
         return f"fields differ: {fields}"
-    return None
+    return _check_links_table(fast.links, reference.links, url)
+
+
+def _check_links_table(fast: PageLinks, reference: Sequence[Link], url: str | None) -> str | None:
+    """The compiled links table of ``fast`` (a PageLinks) against the oracle's table of the
+    oracle's links, in a batch with a page without links: equal, or both refused."""
+    record = {"run_id": "fuzz", "record_id": "<urn:fuzz>", "url": url}
+    empty = {"run_id": "fuzz", "record_id": "<urn:empty>", "url": None}
+    try:
+        table: pa.Table | Exception = links_table([Rows(record=empty), Rows(record=record, links=fast)])
+    except ValueError as exc:
+        table = exc
+    try:
+        expected: pa.Table | Exception = oracle_links_table([(empty, ()), (record, reference)])
+    except (ValueError, pa.ArrowException) as exc:
+        expected = exc
+    if isinstance(table, Exception) or isinstance(expected, Exception):
+        if isinstance(table, Exception) != isinstance(expected, Exception):
+            return f"links table: compiled {table!r:.200}, oracle {expected!r:.200}"
+        return None
+    return None if table.equals(expected) else "links tables differ"
 
 
 def main() -> int:

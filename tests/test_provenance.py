@@ -33,6 +33,7 @@ def test_the_run_records_its_code_in_run_json_and_the_runs_row(tmp_path: Path) -
     assert code["lexbor"].startswith(native.document.LEXBOR_VERSION + " ")
     assert code["ada"] == native.urls.ADA_URL_VERSION
     assert code["ced"] == "npm ced 2.0.0"
+    assert code["nanoarrow"].startswith(native.urls.NANOARROW_VERSION + " (nanoarrow sdist, sha256 ")
     assert json.loads(code["built"]) == [f"pipeline.native.{name}" for name in native.MODULES]
     for library in ("pyarrow", "ada-url", "numpy", "py3langid", "fastwarc", "warcio"):
         assert code[library] == metadata.version(library), library
@@ -47,7 +48,7 @@ def test_library_versions_are_read_as_importlib_metadata_reads_them() -> None:
     assert versions["no-such-distribution-x"] == "not installed"
 
 
-@pytest.mark.parametrize("key", ["pipeline", "lexbor", "ada", "ced", "pyarrow", "numpy"])
+@pytest.mark.parametrize("key", ["pipeline", "lexbor", "ada", "ced", "nanoarrow", "pyarrow", "numpy"])
 def test_rules_version_changes_with_the_code(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
     before = rules.load_rules(None).version
     changed = {**provenance.code_versions(), key: "another version"}

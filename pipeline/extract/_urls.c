@@ -16,6 +16,7 @@
 #include "_ada_base.h"
 #include "_ascii.h"
 #include "_candidates.h"
+#include "_linkbatch.h"
 
 /* The basic URL parser on href into slot (against base when given): 1 when it parses, 0
  * when not, -1 with MemoryError set. An href starting "http://" or "https://" is parsed
@@ -136,12 +137,13 @@ static PyObject *hrefs(PyObject *self, PyObject *args) {
 }
 
 /* ---- Link objects ----------------------------------------------------------------
- * pipeline.extract.fields.Link is a frozen slots dataclass: its generated __init__ sets
- * each field through object.__setattr__, ~1 us a link for ~200 links a page. Here the
- * slots are filled at the offsets their member descriptors give (what those descriptors'
- * __set__ does), once per link, in one call per page. */
+ * A page's links are kept as compiled values (PageLinks, _linkbatch.h) and written into the
+ * links table by links_batch() without a Python object per link. A Link is made only when a
+ * PageLinks is read from Python (a page report, the tests). pipeline.extract.fields.Link is
+ * a frozen slots dataclass: its generated __init__ sets each field through
+ * object.__setattr__; here the slots are filled at the offsets their member descriptors give
+ * (what those descriptors' __set__ does). */
 #define LINK_FIELDS 8
-#define URL_KINDS 7
 enum { K_NAVIGATION, K_RESOURCE, K_FORM, K_REFRESH, K_METADATA, K_CSS, K_SCRIPT };
 static PyTypeObject *link_type;
 static Py_ssize_t link_offsets[LINK_FIELDS];
@@ -156,12 +158,10 @@ static PyObject *bind_links(PyObject *self, PyObject *args) {
         return NULL;
     if (PyTuple_GET_SIZE(names) != LINK_FIELDS || PyTuple_GET_SIZE(kinds) != URL_KINDS)
         return PyErr_Format(PyExc_ValueError, "%d field names and %d kinds expected", LINK_FIELDS, URL_KINDS);
-    static const char *const expected[URL_KINDS] = {"navigation", "resource", "form", "refresh",
-                                                    "metadata", "css", "script-string"};
     for (int k = 0; k < URL_KINDS; k++) {
         PyObject *kind = PyTuple_GET_ITEM(kinds, k);
-        if (!PyUnicode_Check(kind) || PyUnicode_CompareWithASCIIString(kind, expected[k]) != 0)
-            return PyErr_Format(PyExc_ValueError, "kind %d must be %s", k, expected[k]);
+        if (!PyUnicode_Check(kind) || PyUnicode_CompareWithASCIIString(kind, link_kind_names[k]) != 0)
+            return PyErr_Format(PyExc_ValueError, "kind %d must be %s", k, link_kind_names[k]);
         Py_XSETREF(kind_names[k], Py_NewRef(kind));
     }
     /* Links are made as object.__new__(cls) makes an instance, and their slots filled at the
@@ -188,18 +188,23 @@ static PyObject *bind_links(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* A new Link holding `values` (in field order) appended to out; 0, or -1 with an exception. */
-static int append_link(PyObject *out, PyObject *const values[LINK_FIELDS]) {
+/* The Link of one link of a PageLinks (a new reference), or NULL with an exception set. */
+PyObject *link_object(const page_link *l) {
+    if (link_type == NULL) {
+        PyErr_Format(PyExc_RuntimeError, "bind_links() first");
+        return NULL;
+    }
+    PyObject *internal = l->internal < 0 ? Py_None : l->internal ? Py_True : Py_False;
+    PyObject *const values[LINK_FIELDS] = {l->url, l->text, l->rel, l->tag, l->attr, kind_names[l->kind], internal,
+                                           l->nofollow ? Py_True : Py_False};
     PyObject *none = PyTuple_New(0);
-    if (none == NULL) return -1;
+    if (none == NULL) return NULL;
     PyObject *link = PyBaseObject_Type.tp_new(link_type, none, NULL);  /* object.__new__(Link) */
     Py_DECREF(none);
-    if (link == NULL) return -1;
+    if (link == NULL) return NULL;
     for (int k = 0; k < LINK_FIELDS; k++)
         *(PyObject **)((char *)link + link_offsets[k]) = Py_NewRef(values[k]);
-    int rc = PyList_Append(out, link);
-    Py_DECREF(link);
-    return rc;
+    return link;
 }
 
 /* ---- a document's links, in one call ------------------------------------------------
@@ -207,8 +212,8 @@ static int append_link(PyObject *out, PyObject *const values[LINK_FIELDS]) {
  * distinct value resolved once per way of resolving it (and re-encoded in the document's
  * encoding through a Python callback where that can change it), its host taken from the
  * same ada parse, the host's internal flag (cached per host in a dict the caller seeds;
- * the callback, pipeline.urlhost's registered domain, decides a new host), and the Link
- * objects. */
+ * the callback, pipeline.urlhost's registered domain, decides a new host), and the links
+ * appended to a PageLinks. */
 
 enum { REL_NOFOLLOW = 1 };
 
@@ -269,8 +274,9 @@ typedef struct {
     size_t target_mask, target_count;
     host_t *hosts;
     size_t host_mask, host_count;
-    PyObject *rel, *out;  /* the last rel value seen and its nofollow */
+    PyObject *rel;  /* the last rel value seen and its nofollow */
     int rel_nofollow;
+    page_links *out;
     Py_ssize_t bad;
     rd_url *slot, *base_slot, *page_slot;  /* results; base and page, parsed on first use */
 } links_t;
@@ -419,7 +425,7 @@ static target_t *target_of(links_t *L, int way, const char *value, size_t len, P
     return &L->targets[i];
 }
 
-/* Appends the Link of one candidate (or counts a value that does not parse); value_obj is
+/* Appends the link of one candidate (or counts a value that does not parse); value_obj is
  * the value as a str when the caller has one (NULL: made only if needed). */
 static int link_one(links_t *L, int kind, PyObject *tag, PyObject *attr, PyObject *rel, PyObject *text,
                     const char *value, size_t len, PyObject *value_obj) {
@@ -443,9 +449,11 @@ static int link_one(links_t *L, int kind, PyObject *tag, PyObject *attr, PyObjec
         L->rel = rel;
         L->rel_nofollow = rel_flags(rel) & REL_NOFOLLOW;
     }
-    PyObject *values[LINK_FIELDS] = {target->url, text, rel, tag, attr, kind_names[kind], target->internal,
-                                     L->rel_nofollow ? Py_True : Py_False};
-    return append_link(L->out, values);
+    int internal = -1;
+    if (target->internal != Py_None && (internal = PyObject_IsTrue(target->internal)) < 0) return -1;
+    page_link link = {target->url, text, rel, tag, attr, (signed char)internal, (unsigned char)kind,
+                      (unsigned char)(L->rel_nofollow != 0)};
+    return page_links_append(L->out, &link);
 }
 
 /* Parses the arguments common to links() and links_packed() (after the candidates). */
@@ -462,11 +470,11 @@ static int links_start(links_t *L, PyObject *base_obj, PyObject *page_obj) {
         PyErr_SetString(PyExc_ValueError, "page_data and page_url go together");
         return -1;
     }
-    L->out = PyList_New(0);
+    L->out = page_links_new();
     return L->out == NULL ? -1 : 0;
 }
 
-/* (tuple of Link, bad), and the tables freed. */
+/* (PageLinks, bad), and the tables freed. */
 static PyObject *links_end(links_t *L, int ok) {
     for (size_t i = 0; L->targets != NULL && i <= L->target_mask; i++) {
         if (L->targets[i].hash == 0) continue;
@@ -483,10 +491,11 @@ static PyObject *links_end(links_t *L, int ok) {
     rd_url_free(L->slot);
     rd_url_free(L->base_slot);
     rd_url_free(L->page_slot);
-    PyObject *made = ok ? PyList_AsTuple(L->out) : NULL;
-    Py_XDECREF(L->out);
-    if (made == NULL) return NULL;
-    return Py_BuildValue("(Nn)", made, L->bad);
+    if (!ok) {
+        Py_XDECREF(L->out);
+        return NULL;
+    }
+    return Py_BuildValue("(Nn)", (PyObject *)L->out, L->bad);
 }
 
 /* One candidate tuple (kind, tag, attr, value, rel, text) as link_one takes it. */
@@ -514,7 +523,7 @@ static int link_of_tuple(links_t *L, PyObject *c) {
 }
 
 /* links(candidates, base, page_data, page_url, has_domain, internal_of, internal_fn,
- *       reencode, reencode_all) -> (tuple of Link, bad)
+ *       reencode, reencode_all) -> (PageLinks, bad)
  * candidates: [(kind, tag, attr, value, rel, text)] as the walk gives them; base: the
  * base URL as UTF-8 bytes or None; page_data / page_url: the document's URL as UTF-8 bytes
  * and as str, or None; has_domain: whether the page has a registered domain (else every
@@ -542,7 +551,7 @@ static PyObject *links(PyObject *self, PyObject *args) {
 }
 
 /* links_packed(pack, objects, extra, base, page_data, page_url, has_domain, internal_of,
- *              internal_fn, reencode, reencode_all) -> (tuple of Link, bad)
+ *              internal_fn, reencode, reencode_all) -> (PageLinks, bad)
  * links() over the candidates of a pack (_candidates.h: pack, the bytes; objects, the list
  * its records index) followed by the candidate tuples of `extra`. */
 static PyObject *links_packed(PyObject *self, PyObject *args) {
@@ -598,6 +607,8 @@ static PyMethodDef methods[] = {
     {"links_packed", links_packed, METH_VARARGS,
      "links_packed(pack, objects, extra, base, page_data, page_url, has_domain, internal_of, internal_fn, "
      "reencode, reencode_all) -> (links, bad)"},
+    {"links_batch", links_batch, METH_VARARGS,
+     "links_batch(schema capsule, [(PageLinks, run_id, record_id, url)]) -> (schema capsule, array capsule)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -612,7 +623,9 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__urls(void) {
     PyObject *m = PyModule_Create(&module);
     /* the ada-url release whose ada was compiled in (setup.py) */
-    if (m != NULL && PyModule_AddStringConstant(m, "ADA_URL_VERSION", ADA_URL_PACKAGE_VERSION) < 0)
+    if (m != NULL && (PyModule_AddStringConstant(m, "ADA_URL_VERSION", ADA_URL_PACKAGE_VERSION) < 0 ||
+                      PyModule_AddStringConstant(m, "NANOARROW_VERSION", linkbatch_nanoarrow_version()) < 0 ||
+                      page_links_ready(m) < 0))
         Py_CLEAR(m);
     return m;
 }

@@ -13,9 +13,9 @@ from dataclasses import replace
 from pipeline.encoding.lookup import get_an_encoding
 from pipeline.extract import document
 from pipeline.extract.document import ExtractionLimit, parser_input
-from pipeline.extract.fields import Extracted, Link
+from pipeline.extract.fields import Extracted
 from pipeline.extract.lang import MAX_CHARS, choose_language, detect_language
-from pipeline.extract.links import LinkCandidate, extract_links, refresh_candidate
+from pipeline.extract.links import NO_LINKS, LinkCandidate, extract_links, refresh_candidate
 from pipeline.extract.main_text import Block, longest_block, main_text_of
 from pipeline.extract.meta import Metadata, extract_metadata
 from pipeline.extract.options import ExtractOptions
@@ -101,7 +101,7 @@ def extract(
     except Exception as exc:  # a bug must not cost the record its other fields
         errors.append(_failure("metadata", exc))
 
-    links: tuple[Link, ...] = ()
+    links = NO_LINKS
     bad_urls = 0
     try:
         candidates: list[LinkCandidate] = []  # (the refresh; the walk's stay packed)
@@ -175,7 +175,7 @@ def _empty(base_url: str | None, errors: tuple[str, ...]) -> Extracted:
         og_url=None, og_type=None, og_site_name=None, og_locale=None, twitter_card=None,
         twitter_title=None, twitter_description=None, twitter_image=None, canonical_url=None,
         base_url=base_url, html_lang=None, lang=None, lang_detected=None, main_text="",
-        text_length=0, links=(), bad_urls=0, errors=errors,
+        text_length=0, links=NO_LINKS, bad_urls=0, errors=errors,
     )
 
 

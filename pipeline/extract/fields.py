@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (the compiled module is imported where links are made)
+    from pipeline.native import urls
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +47,9 @@ class Extracted:
     lang_detected: str | None
     main_text: str
     text_length: int  # length of the whole visible text
-    links: tuple[Link, ...]
+    # the links in order, kept compiled (each a Link when read); the links table is written
+    # from them without a Python object per link (pipeline.runners.worker.links_table)
+    links: urls.PageLinks
     bad_urls: int  # hrefs that failed to parse
     # Added by the extract stage (defaults keep older constructors working):
     base_href: str | None = None  # <base href> as written (base_url is its resolved form)

@@ -13,6 +13,9 @@ compare the two):
    (:func:`refresh_candidate`).
 2. *Links* (:func:`extract_links`, ``_urls.links``): each candidate resolved per the URL
    Standard, with its ``internal`` flag from the one host parser (:mod:`pipeline.urlhost`).
+   The links stay compiled values (a :class:`PageLinks`, each link a :class:`Link` only when
+   read) until the links table of a batch of records is written from them
+   (:func:`pipeline.runners.worker.links_table`).
 
 Resolution (HTML Standard §2.4.2 *encoding-parse a URL*): against the document base URL
 with the document's encoding for the query; a ``base`` element's own ``href`` against the
@@ -36,6 +39,10 @@ from pipeline.extract.url_attributes import KINDS
 from pipeline.extract.url_resolution import Resolver, resolve_url
 from pipeline.native import urls
 from pipeline.urlhost import parse_host, registered_domain
+
+PageLinks = urls.PageLinks
+#: A page without links (``PageLinks`` holds no reference that could change: one is shared).
+NO_LINKS = PageLinks()
 
 #: One source or candidate: (kind, tag, attr, value, rel, text) — attr None for an
 #: element's content; rel for a/area/link; text is the anchor's text for ``a`` or the
@@ -87,7 +94,7 @@ def refresh_candidate(contents: list[str], base_url: str | None, page_url: str |
 def extract_links(
     candidates: list[LinkCandidate], base_url: str | None, page_url: str | None, encoding: str,
     packed: Packed | None = None,
-) -> tuple[tuple[Link, ...], int]:
+) -> tuple[PageLinks, int]:
     """Every link of the document, in order, and the count of URLs that failed to parse
     (a script string that does not parse is not a URL, not a failure). ``packed``: the
     compiled walk's candidates, which come before ``candidates``.
@@ -115,6 +122,6 @@ def extract_links(
                       internal_fn, reencode, reencode_all)
 
 
-# ``_urls.links`` builds Link objects from C: it is handed the class and its fields' order
-# (and checks that each is an object slot).
+# A ``PageLinks`` read from Python makes Link objects in C: ``_urls`` is handed the class and
+# its fields' order (and checks that each is an object slot).
 urls.bind_links(Link, tuple(field.name for field in fields(Link)), KINDS)

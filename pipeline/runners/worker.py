@@ -26,10 +26,12 @@ from pipeline.encoding.decision import DECLARING_SIGNALS, Decoded
 from pipeline.encoding.mojibake import mojibake_score, naive_decode_garbled
 from pipeline.errors import ErrorType, RecordError, Skip, Stage
 from pipeline.extract import CAPPED, extract
-from pipeline.extract.fields import Extracted, Link
+from pipeline.extract.fields import Extracted
+from pipeline.extract.links import NO_LINKS, PageLinks
 from pipeline.extract.url_resolution import resolve_url
 from pipeline.http.message import get_all
 from pipeline.http.response import HttpResponse
+from pipeline.native import urls
 from pipeline.rules import Rules
 from pipeline.schema import LINKS
 from pipeline.sources.inputs import writable_name
@@ -41,14 +43,14 @@ from pipeline.urlkey import url_surtkey
 @dataclass(frozen=True, slots=True)
 class Rows:
     """A decoded record's output: one ``records`` row and its links (each a ``links`` row with
-    the record's ``run_id``, ``record_id`` and ``url``: :func:`link_rows`), the parts that
-    failed while the record was still written, and the operator override that matched.
+    the record's ``run_id``, ``record_id`` and ``url``), the parts that failed while the
+    record was still written, and the operator override that matched.
 
-    The links stay :class:`Link` values until their row group is converted, column by
-    column (:func:`links_table`): a dict per link cost twice the conversion."""
+    The links stay compiled values until the links table of a batch of records is written
+    from them by compiled code (:func:`links_table`): no Python object per link."""
 
     record: dict[str, Any]
-    links: tuple[Link, ...] = ()
+    links: PageLinks = NO_LINKS
     partial: tuple[RecordError, ...] = ()
     #: index of the ``[[encoding.override]]`` that matched the URL (None: no rule matched)
     rule: int | None = None
@@ -310,7 +312,8 @@ def _rows(
 
 
 def link_rows(rows: Rows) -> list[dict[str, Any]]:
-    """The ``links`` rows of one record, as dicts (to name what Arrow refused)."""
+    """The ``links`` rows of one record, as dicts: only to name what was refused when a
+    record's links do not convert (:func:`pipeline.runners.parts.RecordParts.flush`)."""
     record = rows.record
     return [
         {
@@ -331,34 +334,23 @@ def link_rows(rows: Rows) -> list[dict[str, Any]]:
 
 
 def links_table(staged: list[Rows]) -> pa.Table:
-    """The ``links`` rows of ``staged`` as one table, built column by column (the same table
-    ``pa.Table.from_pylist`` makes of :func:`link_rows`; tests compare the two)."""
-    links: list[Link] = []
-    record_ids: list[str] = []
-    urls: list[str | None] = []
-    run_ids: list[str] = []
-    for rows in staged:
-        n = len(rows.links)
-        if n:
-            record = rows.record
-            links.extend(rows.links)
-            record_ids.extend([record["record_id"]] * n)
-            urls.extend([record["url"]] * n)
-            run_ids.extend([record["run_id"]] * n)
-    values = {
-        "run_id": run_ids,
-        "record_id": record_ids,
-        "url": urls,
-        "target_url": [link.url for link in links],
-        "anchor_text": [link.anchor_text for link in links],
-        "rel": [link.rel for link in links],
-        "tag": [link.tag for link in links],
-        "attr": [link.attr for link in links],
-        "kind": [link.kind for link in links],
-        "internal": [link.internal for link in links],
-        "nofollow": [link.nofollow for link in links],
-    }
-    return pa.Table.from_arrays([pa.array(values[f.name], f.type) for f in LINKS], schema=LINKS)
+    """The ``links`` rows of ``staged`` as one table: the links of every record appended into
+    Arrow arrays by compiled code (``_urls.links_batch``, one builder for the batch) and handed
+    to pyarrow as one record batch through the Arrow C Data Interface's PyCapsules.
+    ``tests/oracles/links_table.py`` builds the same table in Python; tests compare the two.
+
+    A batch whose strings outgrow one Arrow string array (2 GiB) is written as two halves.
+    Raises what a record's links refuse (a string that is not UTF-8-encodable, ValueError)."""
+    pages = [(rows.links, record["run_id"], record["record_id"], record["url"])
+             for rows in staged if len(rows.links) for record in (rows.record,)]
+    try:
+        schema, array = urls.links_batch(LINKS.__arrow_c_schema__(), pages)
+    except OverflowError:
+        if len(pages) < 2:
+            raise
+        half = len(staged) // 2
+        return pa.concat_tables([links_table(staged[:half]), links_table(staged[half:])])
+    return pa.Table.from_batches([pa.RecordBatch._import_from_c_capsule(schema, array)])
 
 
 def error_row(err: RecordError, run_id: str, *, partial: bool = False) -> dict[str, Any]:

@@ -42,6 +42,14 @@ from pipeline.extract import links  # (importing links binds Link)
 from pipeline.native import _urls
 """
 
+_BATCH = _LINKS + """
+import pyarrow as pa
+from pipeline.schema import LINKS
+PAGE, _ = links.extract_links([('navigation', 'a', 'href', '/x', 'nofollow', 't'), ('css', 'style', None, 'y', None, '')],
+                              'http://a.example/', 'http://a.example/', 'UTF-8')
+assert len(PAGE) == 2
+"""
+
 _DICT_WITH_SLOTS = """
 class Slotted(dict):
     __slots__ = ("a",)
@@ -138,6 +146,34 @@ CASES: list[tuple[str, str, str, str, str]] = [
      "    raise RuntimeError('links read the list it was given, as it was when called')", "RuntimeError"),
     ("pipeline.native._urls", "links_packed", _LINKS,
      "_urls.links_packed(b'not a pack', [], [], None, None, None, False, {}, bool, None, False)", "ValueError"),
+    # links_batch: a capsule of the links schema (names and types checked, not trusted), a list
+    # of (PageLinks, run_id, record_id, url) whose values are checked before they are read
+    ("pipeline.native._urls", "links_batch", _BATCH, "_urls.links_batch(None, [])", "TypeError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,
+     "_urls.links_batch(pa.array([1]).__arrow_c_array__()[1], [])", "TypeError"),  # an array capsule
+    ("pipeline.native._urls", "links_batch", _BATCH,
+     "_urls.links_batch(pa.schema([('x', pa.string())]).__arrow_c_schema__(), [])", "ValueError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,  # a column of another type
+     "_urls.links_batch(LINKS.set(9, pa.field('internal', pa.string())).__arrow_c_schema__(), [])", "ValueError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,  # a column twice
+     "_urls.links_batch(LINKS.set(0, LINKS.field(1)).__arrow_c_schema__(), [])", "ValueError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,
+     "_urls.links_batch(LINKS.__arrow_c_schema__(), (PAGE, 'r', 'i', None))", "TypeError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,
+     "_urls.links_batch(LINKS.__arrow_c_schema__(), [(list(PAGE), 'r', 'i', None)])", "TypeError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,
+     "_urls.links_batch(LINKS.__arrow_c_schema__(), [(PAGE, 'r', 'i')])", "TypeError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,
+     "_urls.links_batch(LINKS.__arrow_c_schema__(), [(PAGE, 1, 'i', None)])", "TypeError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,
+     "_urls.links_batch(LINKS.__arrow_c_schema__(), [(PAGE, 'r', 'i', b'http://x/')])", "TypeError"),
+    ("pipeline.native._urls", "links_batch", _BATCH,
+     "_urls.links_batch(LINKS.__arrow_c_schema__(), [(PAGE, 'r', '\\ud800', None)])", "UnicodeEncodeError"),
+    ("pipeline.native._urls", "PageLinks", _BATCH, "_urls.PageLinks(PAGE)", "TypeError"),
+    ("pipeline.native._urls", "PageLinks", _BATCH, "PAGE[len(PAGE)]", "IndexError"),
+    ("pipeline.native._urls", "PageLinks", _BATCH, "PAGE[-len(PAGE) - 1]", "IndexError"),
+    ("pipeline.native._urls", "PageLinks", _BATCH, "PAGE['0']", "TypeError"),
+    ("pipeline.native._urls", "PageLinks", _BATCH, "PAGE[::0]", "ValueError"),
     # _document: module functions
     ("pipeline.native._document", "srcset_urls", _CONFIGURED, "_document.srcset_urls(b'a.jpg 1x')", "TypeError"),
     ("pipeline.native._document", "css_urls", _CONFIGURED, "_document.css_urls(None)", "TypeError"),
