@@ -225,7 +225,7 @@ def _open_out(out: str, storage_option: list[str] | None) -> "audit.Parts":
     return parts
 
 
-def _connect(parts: audit.Parts, memory_limit: str | None, **runs: str | None) -> Any:
+def _connect(parts: "audit.Parts", memory_limit: str | None, **runs: str | None) -> Any:
     """:func:`pipeline.audit.connect` over ``parts``; exit 2 on a memory limit DuckDB
     refuses."""
     from pipeline import audit
