@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.runners.rundir import TASK_TABLES, RunDir
+from pipeline.runners.rundir import TASK_TABLES, RunDir, part_name
 from pipeline.storage import Storage
 
 #: A file takes at most 65,000 hard links on ext4: one copy of a source per this many.
@@ -29,14 +29,15 @@ def spread(out: Path, run_id: str, ranks: int, *, distinct: bool = True) -> None
     run = RunDir(Storage(), str(out), run_id)
     stats = json.loads(Path(run.stats(0)).read_text())
     marker = json.loads(Path(run.marker(0)).read_text())
-    records = pq.read_table(run.part("records", 0))
+    # rank 0 of a tiny run wrote at most one part of each table: part 0
+    records = pq.read_table(run.task_part("records", 0, 0))
     filename = records.schema.get_field_index("warc_filename")
     record_id = records.schema.get_field_index("record_id")
     # a table rank 0 wrote no part of (no row) has none in any rank
     sources = {table: out / f".{table}.source" for table in TASK_TABLES
-               if os.path.exists(run.part(table, 0))}
+               if os.path.exists(run.task_part(table, 0, 0))}
     for table, source in sources.items():
-        shutil.copyfile(run.part(table, 0), source)
+        shutil.copyfile(run.task_part(table, 0, 0), source)
     inputs = [stats["path"].replace("000000", f"{n:06d}") for n in range(ranks)]
     for n in range(1, ranks):
         for table, source in sources.items():
@@ -46,13 +47,18 @@ def spread(out: Path, run_id: str, ranks: int, *, distinct: bool = True) -> None
                     filename, "warc_filename", pa.array([name] * len(records), pa.string()),
                 ).set_column(record_id, "record_id", pa.array(
                     [f"{rid}-{n}" for rid in records["record_id"].to_pylist()], pa.string())),
-                    run.part("records", n))
+                    run.task_part("records", n, 0))
                 continue
             copy = source.with_name(f"{source.name}.{n // LINKS_PER_COPY}")
             if not copy.exists():
                 shutil.copyfile(source, copy)
-            os.link(copy, run.part(table, n))
-        Path(run.stats(n)).write_text(json.dumps(stats | {"rank": n, "path": inputs[n]}))
+            os.link(copy, run.task_part(table, n, 0))
+        # the stats list the rank's own parts, each of the size the listing shows
+        parts = {table: [[part_name(n, 0), rows, os.path.getsize(run.task_part(table, n, 0))]
+                         for _, rows, _ in listed]
+                 for table, listed in stats.get("parts", {}).items()}
+        Path(run.stats(n)).write_text(json.dumps(stats | {"rank": n, "path": inputs[n],
+                                                          "parts": parts}))
         Path(run.marker(n)).write_text(json.dumps(marker | {"path": inputs[n]}))
     for path in out.glob(".*.source*"):
         path.unlink()

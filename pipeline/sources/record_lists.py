@@ -45,7 +45,6 @@ from typing import Any, BinaryIO, Literal, Protocol
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pipeline.errors import RecordError
@@ -166,6 +165,8 @@ def read_record_lists(paths: list[str], storage: Reader, input_base: str | None,
     ``columns``: the lists' names of our columns where they differ (``--columns
     warc_filename=filename``: a CDX index's ``filename``, ``offset``, ``length``).
     Raises :class:`RecordListError` for a list that cannot be one."""
+    if not paths:  # (a run without a list loads no pyarrow.compute)
+        return RecordLists({}, [], [])
     shown = shown or {}
     parts: list[pa.Table] = []
     tasks: dict[str, RecordRanges] = {}
@@ -327,6 +328,7 @@ def _valid(table: pa.Table, name: str, base: str
            ) -> tuple[pa.Table, list[RecordError], list[str]]:
     """The rows that name a record, their files resolved (``file``), an ``errors`` row for
     each of the others, and the files that were named by a relative name."""
+    import pyarrow.compute as pc  # (only a run with a record list loads it)
     names, offsets = table.column("warc_filename"), table.column("offset")
     lengths, inner = table.column("length"), table.column("in_member")
     ok = pc.and_kleene(pc.and_kleene(pc.invert(pc.equal(pc.utf8_trim_whitespace(names), "")),
@@ -383,6 +385,7 @@ def _group(table: pa.Table, names: list[str], hints: dict[str, str]
            ) -> tuple[dict[str, RecordRanges], int]:
     """The rows by file, each file's in file order (offset, then offset in member), and how
     many rows repeated a record listed before."""
+    import pyarrow.compute as pc  # (only a run with a record list loads it)
     if table.num_rows == 0:
         return {}, 0
     encoded = table.column("file").combine_chunks().dictionary_encode()
@@ -421,6 +424,7 @@ def _array(values: Any) -> array[int]:
 def _digest(table: pa.Table) -> str:
     """A digest of the records a list names (its files, offsets, lengths), whatever else it
     holds and in whatever order."""
+    import pyarrow.compute as pc  # (only a run with a record list loads it)
     digest = hashlib.sha256()
     if table.num_rows == 0:
         return digest.hexdigest()
