@@ -323,20 +323,8 @@ class Storage:
                 return []
             except OSError as exc:
                 raise self._error(exc, path) from None
-        fs, fs_path = self._fs(path)
-        try:
-            entries = fs.ls(fs_path, detail=True)
-        except FileNotFoundError:
-            return []
-        except Exception as exc:  # noqa: BLE001
-            raise self._error(exc, path) from None
-        base = fs_path.rstrip("/")
-        out = []
-        for entry in entries:
-            name = entry["name"].rstrip("/").rpartition("/")[2]
-            if entry["name"].rstrip("/") != base:
-                out.append((name, entry.get("type") == "directory"))
-        return sorted(out)
+        return sorted((name, entry.get("type") == "directory")
+                      for name, entry in self._remote_entries(path))
 
     def list_sizes(self, path: str) -> dict[str, int]:
         """``name -> bytes`` of every file directly in the folder ``path`` (one listing;
@@ -350,17 +338,22 @@ class Storage:
                 return {}
             except OSError as exc:
                 raise self._error(exc, path) from None
+        return {name: int(entry.get("size") or 0) for name, entry in self._remote_entries(path)
+                if entry.get("type") != "directory"}
+
+    def _remote_entries(self, path: str) -> list[tuple[str, dict[str, Any]]]:
+        """``(name, fsspec entry)`` of every entry directly in the remote folder ``path``
+        (one listing; none when it does not exist)."""
         fs, fs_path = self._fs(path)
         try:
             entries = fs.ls(fs_path, detail=True)
         except FileNotFoundError:
-            return {}
+            return []
         except Exception as exc:  # noqa: BLE001
             raise self._error(exc, path) from None
         base = fs_path.rstrip("/")
-        return {entry["name"].rstrip("/").rpartition("/")[2]: int(entry.get("size") or 0)
-                for entry in entries
-                if entry["name"].rstrip("/") != base and entry.get("type") != "directory"}
+        return [(entry["name"].rstrip("/").rpartition("/")[2], entry) for entry in entries
+                if entry["name"].rstrip("/") != base]
 
     def glob(self, pattern: str) -> list[str]:
         """Paths matching a glob pattern (``*``, ``?``, ``[...]``, ``**``)."""
