@@ -72,7 +72,10 @@ def test_an_audit_of_many_parts_stays_within_its_memory(many: Path) -> None:
     result = json.loads(done.stdout)
     assert result["gates"]["records"] == 5 * RANKS and result["failed_checks"] == []
     peak_mb = int(done.stderr.strip().splitlines()[-1])
-    assert peak_mb < PEAK_RSS_MB, peak_mb
+    # (the sanitizer build's allocator adds shadow memory, redzones and a quarantine to every
+    # block: its resident size measures the sanitizer, the audit above still runs under it)
+    if "libasan" not in os.environ.get("LD_PRELOAD", ""):
+        assert peak_mb < PEAK_RSS_MB, peak_mb
 
 
 def test_the_audits_read_each_part_once_when_connecting(tmp_path: Path) -> None:
