@@ -24,6 +24,7 @@ in memory or in a database file that later sessions open again.
 from __future__ import annotations
 
 import functools
+import glob as _glob
 import importlib.resources
 import json
 import math
@@ -479,9 +480,19 @@ def render_views_sql(parts: Parts | None = None, *, out: str | None = None,
         "",
     ]
     for table, schema in TABLES.items():
-        # read_parquet fails on an empty list: a table with no part has no source
-        sources = ([(f"redecode_out() || '/{table}/*/*.parquet'", True)] if parts is None
-                   else _table_sources(parts, table))
+        # read_parquet fails on an empty list or a glob that matches nothing: a table with no
+        # part has no source (a run writes no part of a table it has no row of); for a local
+        # folder printed by `redecode sql`, one that has no part yet reads as empty until the
+        # views are printed again
+        if parts is not None:
+            sources = _table_sources(parts, table)
+        elif out is not None and not is_remote(out) and not _glob.glob(
+                os.path.join(_glob.escape(os.path.abspath(out)), table, "*", "*.parquet")):
+            sources = []
+            parts_text.append(f"-- {table}: no part in this folder yet (a table with no row has "
+                              "none); run `redecode sql` again to read the parts written later")
+        else:
+            sources = [(f"redecode_out() || '/{table}/*/*.parquet'", True)]
         parts_text.append(_base_view(table, schema, sources))
     for name in _dependency_order(queries):
         if stage_tables and name.startswith("stg_"):

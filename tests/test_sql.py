@@ -425,3 +425,24 @@ def test_redecode_sql_keeps_the_output_folder_absolute_in_a_database_file(
                    elsewhere)
     assert later.returncode == 0, later.stderr
     assert int(later.stdout.strip()) == expected > 0
+
+
+def test_the_printed_views_read_a_run_that_wrote_no_errors_part(tmp_path: Path) -> None:
+    # a run writes no part of a table it has no row of: `redecode sql` prints views that
+    # still read (read_parquet refuses a glob that matches nothing)
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    sample = Path(__file__).resolve().parents[1] / "data" / "sample" / "sample-main.warc.gz"
+    (crawl / sample.name).write_bytes(sample.read_bytes())
+    redecode = str(Path(sys.executable).with_name("redecode"))
+    out = tmp_path / "out"
+    done = subprocess.run([redecode, "run", str(crawl), "--out", str(out), "-q"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert not list(out.glob("errors/*/*.parquet")) and list(out.glob("records/*/*.parquet"))
+    views = subprocess.run([redecode, "sql", "--out", str(out)], capture_output=True,
+                           text=True, check=True).stdout
+    con = duckdb.connect()
+    con.execute(views)
+    assert con.execute("select count(*) from errors").fetchall() == [(0,)]
+    assert con.execute("select count(*) from records").fetchall()[0][0] > 0
