@@ -128,6 +128,19 @@ def _lexbor_tree() -> Path:
     return target / "source"
 
 
+def _fetch(url: str, local_variable: str) -> tuple[bytes, str]:
+    """The bytes of a pinned source archive and where they came from: the local copy the
+    environment variable ``local_variable`` names, else ``url`` (checked by the caller)."""
+    local = os.environ.get(local_variable)
+    if local is not None:
+        return Path(local).read_bytes(), local
+    try:
+        with urllib.request.urlopen(url, timeout=300) as response:  # noqa: S310 (fixed https URL)
+            return response.read(), url
+    except OSError as exc:
+        raise CompileError(f"could not fetch {url}: {exc} ({local_variable} names a local copy)") from exc
+
+
 def _ced_tree() -> Path:
     """CED's source tree (``compact_enc_det/``, ``util/``, ``LICENSE``), extracted from the
     pinned npm tarball."""
@@ -136,17 +149,7 @@ def _ced_tree() -> Path:
     target = CACHE / f"ced-{version}-{digest.hex()[:12]}"
     if (target / "compact_enc_det" / "compact_enc_det.h").exists():
         return target
-    local = os.environ.get("REDECODE_CED_TARBALL")
-    if local is not None:
-        data = Path(local).read_bytes()
-        where = local
-    else:
-        where = CED_URL.format(name, version)
-        try:
-            with urllib.request.urlopen(where, timeout=300) as response:  # noqa: S310 (fixed https URL)
-                data = response.read()
-        except OSError as exc:
-            raise CompileError(f"could not fetch {where}: {exc} (REDECODE_CED_TARBALL names a local copy)") from exc
+    data, where = _fetch(CED_URL.format(name, version), "REDECODE_CED_TARBALL")
     if hashlib.sha512(data).digest() != digest:
         raise CompileError(f"{where}: SHA-512 differs from the npm registry's integrity {integrity}")
     prefix = "package/vendor/compact_enc_det/"
@@ -177,17 +180,7 @@ def _nanoarrow_tree() -> Path:
     target = CACHE / f"nanoarrow-{version}-{sha256[:12]}"
     if (target / "nanoarrow" / "nanoarrow_config.h").exists():
         return target
-    local = os.environ.get("REDECODE_NANOARROW_SDIST")
-    if local is not None:
-        data = Path(local).read_bytes()
-        where = local
-    else:
-        where = NANOARROW_URL
-        try:
-            with urllib.request.urlopen(where, timeout=300) as response:  # noqa: S310 (fixed https URL)
-                data = response.read()
-        except OSError as exc:
-            raise CompileError(f"could not fetch {where}: {exc} (REDECODE_NANOARROW_SDIST names a local copy)") from exc
+    data, where = _fetch(NANOARROW_URL, "REDECODE_NANOARROW_SDIST")
     digest = hashlib.sha256(data).hexdigest()
     if digest != sha256:
         raise CompileError(f"{where}: SHA-256 {digest}, expected {sha256}")
